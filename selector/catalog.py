@@ -1,0 +1,121 @@
+"""The catalog: every data file, validated, behind one object.
+
+``Catalog(raw)`` wraps plain dicts (as read from YAML on the build side or from
+``catalog.json`` in the browser).  :func:`validate` runs the JSON Schemas and
+then the named semantic checks of :mod:`selector.checks`.
+"""
+
+from dataclasses import dataclass
+
+# collection folder -> schema file.  Order matters: references point backwards.
+COLLECTIONS = {
+    "hardware": "hardware.schema.json",
+    "gpus": "gpu.schema.json",
+    "formats": "format.schema.json",
+    "quantization": "quantization.schema.json",
+    "models": "model.schema.json",
+    "engines": "engine.schema.json",
+    "tiers": "tier.schema.json",
+    "trends": "trend.schema.json",
+    "matrix": "dimension.schema.json",
+    "scenarios": "scenario.schema.json",
+}
+# single files at the top of data/
+SINGLETONS = {
+    "tree": "tree.schema.json",
+    "questions": "questions.schema.json",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    path: str
+    message: str
+    severity: str = "error"
+    check: str = "schema"
+
+    def __str__(self):
+        where = f"{self.file}: {self.path}" if self.path else self.file
+        prefix = "warning: " if self.severity == "warning" else ""
+        return f"{prefix}{where}: {self.message}"
+
+
+class Catalog:
+    """Read-only view of the validated data with the look-ups every consumer needs."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        for name in COLLECTIONS:
+            setattr(self, name, raw.get(name, {}))
+        self.tree = raw.get("tree", {})
+        self.questions = raw.get("questions", {})
+
+    # -- sources -------------------------------------------------------------
+    def cite(self, entry, key):
+        """The source dict an entry's fact points at (``None`` when absent)."""
+        if not key:
+            return None
+        return (entry.get("sources") or {}).get(key)
+
+    def all_sources(self):
+        """Every citation as ``(collection, entry_id, key, source)``, sorted by URL."""
+        rows = []
+        for name in COLLECTIONS:
+            for entry_id, entry in getattr(self, name).items():
+                for key, src in (entry.get("sources") or {}).items():
+                    rows.append((name, entry_id, key, src))
+        for name in SINGLETONS:
+            for key, src in (getattr(self, name).get("sources") or {}).items():
+                rows.append((name, None, key, src))
+        return sorted(rows, key=lambda r: (r[3]["url"], r[0], r[1] or "", r[2]))
+
+    # -- engines -------------------------------------------------------------
+    def engines_in(self, tiers=None, kinds=None):
+        out = [e for e in self.engines.values()
+               if (tiers is None or e["tier"] in tiers) and (kinds is None or e["kind"] in kinds)]
+        return sorted(out, key=lambda e: (e["tier"], e["name"].lower()))
+
+    def support(self, engine, list_name, item_id):
+        """An engine's entry for ``item_id`` in ``hardware``/``formats``/``quantization``, or None."""
+        return next((x for x in engine.get(list_name, []) if x["id"] == item_id), None)
+
+    def name_of(self, collection, item_id):
+        entry = getattr(self, collection).get(item_id)
+        return (entry or {}).get("name", item_id)
+
+    def dimensions(self):
+        return sorted(self.matrix.values(), key=lambda d: (d["order"], d["id"]))
+
+    def matrix_engines(self):
+        ids = []
+        for dim in self.dimensions():
+            for engine_id in dim["scores"]:
+                if engine_id not in ids:
+                    ids.append(engine_id)
+        return ids
+
+
+def validate(raw, files, schemas, today=None):
+    """Schema problems first, then semantic checks (only on files that passed the schema)."""
+    from .checks import run_checks
+    from .jsonschema_lite import SchemaSet
+
+    schema_set = SchemaSet(schemas)
+    problems = []
+    clean = {name: {} for name in COLLECTIONS}
+    for name, schema_name in COLLECTIONS.items():
+        for entry_id, doc in raw.get(name, {}).items():
+            found = schema_set.validate(doc, schema_name)
+            problems.extend(Problem(files.get((name, entry_id), f"{name}/{entry_id}"), p, m) for p, m in found)
+            if not found:
+                clean[name][entry_id] = doc
+    for name, schema_name in SINGLETONS.items():
+        if name not in raw:
+            continue
+        found = schema_set.validate(raw[name], schema_name)
+        problems.extend(Problem(files.get((name, None), f"{name}.yaml"), p, m) for p, m in found)
+        if not found:
+            clean[name] = raw[name]
+    problems.extend(run_checks(clean, files, today=today))
+    return clean, problems

@@ -1,0 +1,298 @@
+"""Named semantic checks that run after the JSON Schemas pass.
+
+Each check is a small function ``check_<name>(data, ctx)`` yielding
+``(collection, entry_id, path, message[, severity])``; :func:`run_checks` turns
+them into :class:`~selector.catalog.Problem` rows naming the file.  Every check
+has its own malformed fixture under ``tests/bad_data``.
+"""
+
+from datetime import date
+from urllib.parse import urlsplit
+
+from .catalog import COLLECTIONS, SINGLETONS, Problem
+from .suggest import did_you_mean
+
+STALE_DAYS = 180
+CHECKS = []
+
+
+def check(fn):
+    CHECKS.append((fn.__name__.removeprefix("check_").replace("_", "-"), fn))
+    return fn
+
+
+class Ctx:
+    def __init__(self, data, today):
+        self.data = data
+        self.today = today
+
+    def ids(self, collection):
+        return set(self.data.get(collection, {}))
+
+
+def _walk(node, path=""):
+    """Yield (path, key, value) for every mapping entry below ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            sub = f"{path}.{key}" if path else str(key)
+            yield path, key, value
+            yield from _walk(value, sub)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _walk(value, f"{path}[{i}]")
+
+
+def _entries(data):
+    for name in COLLECTIONS:
+        for entry_id, doc in data.get(name, {}).items():
+            yield name, entry_id, doc
+    for name in SINGLETONS:
+        if data.get(name):
+            yield name, None, data[name]
+
+
+def _ref(ctx, collection, value, label):
+    known = ctx.ids(collection)
+    if value in known:
+        return None
+    return f"{value!r} is not a known {label} id{did_you_mean(value, known)}; add data/{collection}/{value}.yaml or fix the id"
+
+
+@check
+def check_id_matches_file(data, ctx):
+    for name in COLLECTIONS:
+        for key, doc in data.get(name, {}).items():
+            if doc.get("id") != key:
+                yield name, key, "id", f"is {doc.get('id')!r} but the file is named {key}.yaml; make them the same"
+
+
+@check
+def check_unique_ids(data, ctx):
+    for name, entry_id, doc in _entries(data):
+        for path, key, value in _walk(doc):
+            if isinstance(value, list) and value and all(isinstance(v, dict) and "id" in v for v in value):
+                seen = set()
+                for i, item in enumerate(value):
+                    if item["id"] in seen:
+                        where = f"{path}.{key}" if path else key
+                        yield name, entry_id, f"{where}[{i}].id", f"{item['id']!r} appears twice in this list; merge the two entries"
+                    seen.add(item["id"])
+
+
+@check
+def check_sources_resolve(data, ctx):
+    for name, entry_id, doc in _entries(data):
+        keys = set((doc.get("sources") or {}))
+        for path, key, value in _walk(doc):
+            if key == "source" and isinstance(value, str) and value not in keys and not path.startswith("sources"):
+                where = f"{path}.source" if path else "source"
+                yield name, entry_id, where, (f"{value!r} is not a key of this file's `sources`{did_you_mean(value, keys)}; "
+                                              "add it under `sources:` with url, title, kind and as_of")
+
+
+@check
+def check_facts_have_sources(data, ctx):
+    for name, entry_id, doc in _entries(data):
+        for path, key, value in _walk(doc):
+            if isinstance(value, dict) and value.get("value") in ("yes", "partial", "no") and "source" not in value:
+                yield name, entry_id, f"{path}.{key}" if path else key, "states a fact without a source; add `source: KEY` or set `value: unknown`"
+
+
+@check
+def check_unused_sources(data, ctx):
+    for name, entry_id, doc in _entries(data):
+        used = {v for _, k, v in _walk(doc) if k == "source" and isinstance(v, str)}
+        for key in doc.get("sources") or {}:
+            if key not in used:
+                yield name, entry_id, f"sources.{key}", "is never cited by a fact in this file; cite it or remove it", "warning"
+
+
+@check
+def check_dates(data, ctx):
+    for name, entry_id, doc in _entries(data):
+        for path, key, value in _walk(doc):
+            if key in ("as_of", "published", "since", "date", "verified") and isinstance(value, str):
+                try:
+                    day = date.fromisoformat(value)
+                except ValueError:
+                    continue  # the schema already reported it
+                where = f"{path}.{key}" if path else key
+                if day > ctx.today:
+                    yield name, entry_id, where, f"{value} is in the future (today is {ctx.today}); use the date the fact was checked"
+                elif key == "as_of" and (ctx.today - day).days > STALE_DAYS:
+                    yield name, entry_id, where, f"was checked {(ctx.today - day).days} days ago; re-verify the source and update as_of", "warning"
+
+
+@check
+def check_urls(data, ctx):
+    for name, entry_id, doc in _entries(data):
+        for path, key, value in _walk(doc):
+            if key in ("url", "homepage", "repository") and isinstance(value, str):
+                parts = urlsplit(value)
+                where = f"{path}.{key}" if path else key
+                if parts.scheme != "https" or not parts.netloc or "." not in parts.netloc or " " in value:
+                    yield name, entry_id, where, f"{value!r} is not a well-formed https URL"
+
+
+@check
+def check_engine_references(data, ctx):
+    lists = (("hardware", "hardware", "hardware"), ("formats", "formats", "format"),
+             ("quantization", "quantization", "quantization"))
+    for engine_id, engine in data.get("engines", {}).items():
+        for field, collection, label in lists:
+            for i, item in enumerate(engine.get(field, [])):
+                msg = _ref(ctx, collection, item["id"], label)
+                if msg:
+                    yield "engines", engine_id, f"{field}[{i}].id", msg
+        for i, item in enumerate(engine.get("quantization", [])):
+            for j, hw in enumerate(item.get("hardware", [])):
+                msg = _ref(ctx, "hardware", hw, "hardware")
+                if msg:
+                    yield "engines", engine_id, f"quantization[{i}].hardware[{j}]", msg
+        for i, rel in enumerate(engine.get("relations", [])):
+            msg = _ref(ctx, "engines", rel["engine"], "engine")
+            if msg:
+                yield "engines", engine_id, f"relations[{i}].engine", msg
+        for i, succ in enumerate(engine["status"].get("successors", [])):
+            msg = _ref(ctx, "engines", succ, "engine")
+            if msg:
+                yield "engines", engine_id, f"status.successors[{i}]", msg
+        methods = engine["features"]["speculative_decoding"].get("methods", [])
+        allowed = {"ngram", "draft-model", "eagle", "eagle3", "medusa", "mtp", "lookahead"}
+        for i, method in enumerate(methods):
+            if method not in allowed:
+                yield "engines", engine_id, f"features.speculative_decoding.methods[{i}]", \
+                    f"{method!r} is not a known method{did_you_mean(method, allowed)}; use one of {sorted(allowed)}"
+
+
+@check
+def check_status_successors(data, ctx):
+    for engine_id, engine in data.get("engines", {}).items():
+        status = engine["status"]
+        if status["value"] != "active" and not status.get("successors"):
+            yield "engines", engine_id, "status.successors", f"a {status['value']} engine must name where to go instead (successors: [...])"
+
+
+@check
+def check_other_references(data, ctx):
+    for gpu_id, gpu in data.get("gpus", {}).items():
+        msg = _ref(ctx, "hardware", gpu["hardware"], "hardware")
+        if msg:
+            yield "gpus", gpu_id, "hardware", msg
+    for q_id, quant in data.get("quantization", {}).items():
+        for i, hw in enumerate(quant["native_hardware"]):
+            msg = _ref(ctx, "hardware", hw, "hardware")
+            if msg:
+                yield "quantization", q_id, f"native_hardware[{i}]", msg
+    for m_id, model in data.get("models", {}).items():
+        msg = _ref(ctx, "quantization", model["native_precision"], "quantization")
+        if msg:
+            yield "models", m_id, "native_precision", msg
+    for t_id, trend in data.get("trends", {}).items():
+        for i, e in enumerate(trend["engines"]):
+            msg = _ref(ctx, "engines", e, "engine")
+            if msg:
+                yield "trends", t_id, f"engines[{i}]", msg
+    for s_id, scen in data.get("scenarios", {}).items():
+        for i, e in enumerate(scen["engines"]):
+            msg = _ref(ctx, "engines", e, "engine")
+            if msg:
+                yield "scenarios", s_id, f"engines[{i}]", msg
+    questions = data.get("questions") or {}
+    for key, prio in (questions.get("priorities") or {}).items():
+        msg = _ref(ctx, "matrix", prio["dimension"], "matrix dimension")
+        if msg:
+            yield "questions", None, f"priorities.{key}.dimension", msg
+
+
+@check
+def check_models(data, ctx):
+    for m_id, m in data.get("models", {}).items():
+        if m["active_params_b"] > m["total_params_b"]:
+            yield "models", m_id, "active_params_b", "is larger than total_params_b; active parameters are a subset of the total"
+        if m["expert_params_b"] >= m["total_params_b"]:
+            yield "models", m_id, "expert_params_b", "must be smaller than total_params_b (attention and embeddings are not experts)"
+        if m["architecture"] == "dense" and m["expert_params_b"] != 0:
+            yield "models", m_id, "expert_params_b", "must be 0 for a dense model"
+        if m["architecture"] == "moe" and m["expert_params_b"] == 0:
+            yield "models", m_id, "expert_params_b", "must be above 0 for a MoE model (routed-expert parameters)"
+        att = m["attention"]
+        need = ("kv_lora_rank", "qk_rope_head_dim") if att["type"] == "mla" else ("kv_heads", "head_dim")
+        for field in need:
+            if field not in att:
+                yield "models", m_id, f"attention.{field}", f"is required for {att['type'].upper()} attention (the fit estimator sizes the KV cache from it)"
+
+
+@check
+def check_matrix(data, ctx):
+    dims = data.get("matrix", {})
+    engine_sets = {d_id: set(d["scores"]) for d_id, d in dims.items()}
+    union = set().union(*engine_sets.values()) if engine_sets else set()
+    for d_id, dim in dims.items():
+        for engine_id in dim["scores"]:
+            msg = _ref(ctx, "engines", engine_id, "engine")
+            if msg:
+                yield "matrix", d_id, f"scores.{engine_id}", msg
+        for missing in sorted(union - engine_sets[d_id]):
+            yield "matrix", d_id, f"scores.{missing}", "is missing: every dimension must score every engine the matrix names"
+
+
+@check
+def check_tree(data, ctx):
+    tree = data.get("tree")
+    if not tree:
+        return
+    scales = [b["scale"] for b in tree["branches"]]
+    for i, branch in enumerate(tree["branches"]):
+        if scales.count(branch["scale"]) > 1:
+            yield "tree", None, f"branches[{i}].scale", f"{branch['scale']!r} has more than one branch"
+        defaults = [leaf for leaf in branch["leaves"] if leaf.get("default")]
+        if len(defaults) != 1:
+            yield "tree", None, f"branches[{i}].leaves", f"needs exactly one leaf with `default: true`, has {len(defaults)}"
+        needs = [leaf["need"] for leaf in branch["leaves"]]
+        for j, leaf in enumerate(branch["leaves"]):
+            if needs.count(leaf["need"]) > 1:
+                yield "tree", None, f"branches[{i}].leaves[{j}].need", f"{leaf['need']!r} is used twice in this branch"
+            for field in ("engines", "with"):
+                for k, engine_id in enumerate(leaf.get(field, [])):
+                    msg = _ref(ctx, "engines", engine_id, "engine")
+                    if msg:
+                        yield "tree", None, f"branches[{i}].leaves[{j}].{field}[{k}]", msg
+    for i, warn in enumerate(tree["warnings"]):
+        msg = _ref(ctx, "engines", warn["engine"], "engine")
+        if msg:
+            yield "tree", None, f"warnings[{i}].engine", msg
+
+
+@check
+def check_scenarios_answer(data, ctx):
+    """Each scenario's one-line answer must be what the selector says for its answers."""
+    if not data.get("tree") or not data.get("questions"):
+        return
+    from .catalog import Catalog
+    from .inputs import InputError
+    from .rules import recommend
+
+    catalog = Catalog(data)
+    for s_id, scen in data.get("scenarios", {}).items():
+        try:
+            result = recommend(catalog, scen["answers"])
+        except InputError as exc:
+            yield "scenarios", s_id, f"answers.{exc.key}", str(exc)
+            continue
+        top = result["candidates"][0]["engine"] if result["candidates"] else None
+        if top not in scen["engines"]:
+            yield "scenarios", s_id, "engines", (f"the selector's first candidate for these answers is {top!r}, "
+                                                 f"not one of {scen['engines']}; fix the answers or the engines")
+
+
+def run_checks(data, files, today=None):
+    ctx = Ctx(data, today or date.today())
+    problems = []
+    for name, fn in CHECKS:
+        for row in fn(data, ctx):
+            collection, entry_id, path, message = row[:4]
+            severity = row[4] if len(row) > 4 else "error"
+            file = files.get((collection, entry_id)) or (f"data/{collection}.yaml" if entry_id is None else f"data/{collection}/{entry_id}.yaml")
+            problems.append(Problem(file, path, message, severity, name))
+    return problems
