@@ -80,6 +80,10 @@ class Catalog:
         """An engine's entry for ``item_id`` in ``hardware``/``formats``/``quantization``, or None."""
         return next((x for x in engine.get(list_name, []) if x["id"] == item_id), None)
 
+    def support_all(self, engine, list_name, item_id):
+        """Every entry for ``item_id`` (quantization may list one id per hardware group)."""
+        return [x for x in engine.get(list_name, []) if x["id"] == item_id]
+
     def name_of(self, collection, item_id):
         entry = getattr(self, collection).get(item_id)
         return (entry or {}).get("name", item_id)
@@ -94,6 +98,54 @@ class Catalog:
                 if engine_id not in ids:
                     ids.append(engine_id)
         return ids
+
+
+SELECTOR_ENGINE_FIELDS = ("id", "name", "kind", "tier", "positioning", "status", "hardware", "formats",
+                          "quantization", "features")
+
+
+def trim_for_selector(raw):
+    """The part of the catalog the selector reads (the browser downloads this).
+
+    Engine prose, figures and milestones are dropped; each entry keeps only the
+    citations its remaining facts point at, with title and URL.
+    """
+    def keep_sources(entry, kept):
+        used = set()
+        stack = [kept]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if isinstance(node.get("source"), str):
+                    used.add(node["source"])
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        return {k: {"title": v["title"], "url": v["url"]} for k, v in (entry.get("sources") or {}).items() if k in used}
+
+    out = {}
+    engines = {}
+    for eid, e in raw.get("engines", {}).items():
+        kept = {k: e[k] for k in SELECTOR_ENGINE_FIELDS if k in e}
+        kept["sources"] = keep_sources(e, kept)
+        engines[eid] = kept
+    out["engines"] = engines
+    out["hardware"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("hardware", {}).items()}
+    out["formats"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("formats", {}).items()}
+    out["quantization"] = {k: {f: v[f] for f in ("id", "name", "applies_to", "bits_per_weight", "native_hardware")}
+                           for k, v in raw.get("quantization", {}).items()}
+    out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b",
+                                           "expert_params_b", "layers", "attention", "native_precision")}
+                     for k, v in raw.get("models", {}).items()}
+    matrix = {}
+    for did, d in raw.get("matrix", {}).items():
+        kept = {f: d[f] for f in ("id", "name", "order", "scores")}
+        kept["sources"] = keep_sources(d, kept)
+        matrix[did] = kept
+    out["matrix"] = matrix
+    out["tree"] = raw.get("tree", {})
+    out["questions"] = raw.get("questions", {})
+    return out
 
 
 def validate(raw, files, schemas, today=None):

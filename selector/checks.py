@@ -73,10 +73,13 @@ def check_unique_ids(data, ctx):
             if isinstance(value, list) and value and all(isinstance(v, dict) and "id" in v for v in value):
                 seen = set()
                 for i, item in enumerate(value):
-                    if item["id"] in seen:
-                        where = f"{path}.{key}" if path else key
-                        yield name, entry_id, f"{where}[{i}].id", f"{item['id']!r} appears twice in this list; merge the two entries"
-                    seen.add(item["id"])
+                    where = f"{path}.{key}" if path else key
+                    # quantization may repeat an id for another group of hardware
+                    keys = [(item["id"], hw) for hw in item["hardware"]] if "hardware" in item and isinstance(item["hardware"], list) else [(item["id"], None)]
+                    if any(k in seen for k in keys):
+                        what = "for the same hardware " if keys[0][1] is not None else ""
+                        yield name, entry_id, f"{where}[{i}].id", f"{item['id']!r} appears twice in this list {what}; merge the two entries"
+                    seen.update(keys)
 
 
 @check

@@ -58,7 +58,7 @@ def _gate_list(catalog, engine, list_name, item_id, collection, what, trace, rul
     """Hardware / format gate. Returns (excluded_reason or None, score delta, reason or None)."""
     entries = engine.get(list_name, [])
     label = catalog.name_of(collection, item_id)
-    if not entries:
+    if not entries and engine["kind"] != "engine":
         trace(f"{rule}-undocumented") if rule == "hardware" else None
         return None, 0, f"{label}: {engine['name']} documents no {what} of its own; it depends on the engine underneath"
     entry = catalog.support(engine, list_name, item_id)
@@ -80,17 +80,19 @@ def _gate_quantization(catalog, engine, answers, trace):
     quant = catalog.quantization[quant_id]
     hardware = answers.get("hardware")
     entries = engine.get("quantization", [])
-    if not entries:
+    if not entries and engine["kind"] != "engine":
         return None, 0, f"{quant['name']}: handled by the engine underneath {engine['name']}"
-    entry = catalog.support(engine, "quantization", quant_id)
-    if entry is None or entry["support"] == "no":
+    matches = [e for e in catalog.support_all(engine, "quantization", quant_id) if e["support"] != "no"]
+    if not matches:
         trace("quantization")
+        entry = catalog.support(engine, "quantization", quant_id)
         return f"{quant['name']} is not among its documented quantization schemes{_src(catalog, engine, entry)}", 0, None
-    if hardware and hardware not in entry["hardware"]:
+    entry = next((e for e in matches if hardware in e["hardware"]), None) if hardware else matches[0]
+    if entry is None:
         trace("quantization-hardware")
-        where = ", ".join(catalog.name_of("hardware", h) for h in entry["hardware"])
+        where = ", ".join(catalog.name_of("hardware", h) for e in matches for h in e["hardware"])
         return (f"Runs {quant['name']} only on {where}, not on {catalog.name_of('hardware', hardware)}"
-                f"{_src(catalog, engine, entry)}", 0, None)
+                f"{_src(catalog, engine, matches[0])}", 0, None)
     if entry["support"] == "partial":
         trace("quantization-partial")
         note = f": {entry['note']}" if entry.get("note") else ""
