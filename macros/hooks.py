@@ -7,7 +7,10 @@
   the JSON Schemas under ``schema/``; Pyodide and Mermaid from ``node_modules``.
 """
 
+import base64
+import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -67,3 +70,64 @@ def on_files(files, config):
     if missing:
         raise PluginError("runtime files missing (run `npm ci`): " + ", ".join(missing))
     return files
+
+
+# -- Content-Security-Policy ------------------------------------------------------------------
+# Only this origin; Pyodide needs 'wasm-unsafe-eval'; Material's few inline scripts are allowed by
+# their hashes (computed per page below), not by 'unsafe-inline'. Styles keep 'unsafe-inline'
+# because Material and Mermaid set style attributes.
+CSP_BASE = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'", "'wasm-unsafe-eval'"],
+    "worker-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "font-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+}
+INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S | re.I)
+
+
+def inline_script_hashes(html):
+    hashes = []
+    for m in INLINE_SCRIPT.finditer(html):
+        attrs = m.group("attrs")
+        if "src=" in attrs or "application/json" in attrs or not m.group("body").strip():
+            continue
+        digest = base64.b64encode(hashlib.sha256(m.group("body").encode()).digest()).decode()
+        hashes.append(f"'sha256-{digest}'")
+    return sorted(set(hashes))
+
+
+def csp_policy(hashes=()):
+    parts = []
+    for key, values in CSP_BASE.items():
+        extra = list(hashes) if key == "script-src" else []
+        parts.append(" ".join([key] + values + extra))
+    return "; ".join(parts)
+
+
+_all_hashes = set()
+
+
+def on_post_page(output, page, config):
+    hashes = inline_script_hashes(output)
+    _all_hashes.update(hashes)
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{csp_policy(hashes)}">'
+    return output.replace("<head>", "<head>\n" + meta, 1)
+
+
+def on_post_build(config):
+    """Header form of the policy for hosts that read a _headers file (it also covers the worker)."""
+    site_dir = Path(config["site_dir"])
+    policy = csp_policy(sorted(_all_hashes))
+    (site_dir / "_headers").write_text(
+        "/*\n"
+        f"  Content-Security-Policy: {policy}\n"
+        "  X-Content-Type-Options: nosniff\n"
+        "  Referrer-Policy: strict-origin-when-cross-origin\n"
+        "/assets/*\n"
+        "  Cache-Control: public, max-age=31536000, immutable\n", encoding="utf-8")

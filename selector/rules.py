@@ -237,8 +237,8 @@ def recommend(catalog, answers, trace=None):
     if not candidates:
         trace("nothing-left")
         warnings.append(_nothing_left(excluded))
-    if fit and leaf.get("note"):
-        warnings.append(leaf["note"])
+    if leaf.get("note"):
+        path[-1]["note"] = leaf["note"]
     return {
         "answers": answers,
         "candidates": candidates,

@@ -1,0 +1,53 @@
+# Inference Engine Map. `make serve` and `make test` set everything up on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt | sha1sum | cut -c1-12)
+NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | sha1sum | cut -c1-12)
+CHROMIUM ?= /usr/bin/chromium
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: setup serve build test validate fix bench chromium clean
+
+setup: $(STAMP) $(NODE_STAMP)
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@test -x $(CHROMIUM) || { echo "chromium missing at $(CHROMIUM)"; exit 1; }
+
+serve: setup
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
+
+build: setup
+	$(VENV)/bin/mkdocs build --strict
+
+test: setup chromium
+	$(PY) -m pytest
+
+validate: $(STAMP)
+	$(PY) -m selector validate
+
+fix: $(STAMP)
+	$(PY) -m selector fix
+
+bench: setup chromium
+	$(PY) tests/perf/bench.py
+
+clean:
+	rm -rf site .pytest_cache bench-results
