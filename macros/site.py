@@ -11,7 +11,7 @@ from selector import __version__
 from selector.files import load_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data"
+DATA = Path(os.environ.get("IEM_DATA_DIR", ROOT / "data"))  # tests build from a modified copy
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 WHEEL_NAME = f"selector-{__version__}-py3-none-any.whl"
 
