@@ -43,7 +43,7 @@ def _order(schema_props):
 
 def _sorted(node, schema, schemas, base):
     """Reorder mapping keys following the schema's ``properties`` order, recursively."""
-    schema = _deref(schema, schemas, base)
+    schema, base = _deref(schema, schemas, base)
     if isinstance(node, dict):
         props = schema.get("properties", {}) if isinstance(schema, dict) else {}
         rank = _order(props)
@@ -57,15 +57,16 @@ def _sorted(node, schema, schemas, base):
 
 
 def _deref(schema, schemas, base):
+    """Follow ``$ref`` chains; returns ``(schema, base)`` where ``base`` is the file the
+    schema came from, so nested ``#/$defs/...`` refs resolve against the right file."""
     while isinstance(schema, dict) and "$ref" in schema:
         doc, _, pointer = schema["$ref"].partition("#")
-        node = schemas[doc or base]
+        base = doc or base
+        node = schemas.get(base, {})
         for part in [p for p in pointer.split("/") if p]:
-            node = node[part]
-        if doc:
-            base = doc
+            node = node.get(part, {}) if isinstance(node, dict) else {}
         schema = node
-    return schema
+    return schema, base
 
 
 def format_document(doc, schema_name, schemas, schema_ref):

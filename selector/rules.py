@@ -13,7 +13,7 @@ from .inputs import clean_answers
 MAX_CANDIDATES = 3
 TREE_BASE, OTHER_BASE = 100, 50
 RULES = (
-    "tree-leaf", "tree-default-need", "status", "hardware", "hardware-partial", "hardware-undocumented",
+    "tree-leaf", "tree-default-need", "status", "hardware", "hardware-partial", "layer-defers",
     "format", "format-partial", "quantization", "quantization-hardware", "quantization-partial",
     "quantization-not-native", "fit-gpu", "fit-offload", "fit-none", "workload-gate", "workload-bonus",
     "workload-undocumented", "priority", "nothing-left", "companions",
@@ -59,7 +59,7 @@ def _gate_list(catalog, engine, list_name, item_id, collection, what, trace, rul
     entries = engine.get(list_name, [])
     label = catalog.name_of(collection, item_id)
     if not entries and engine["kind"] != "engine":
-        trace(f"{rule}-undocumented") if rule == "hardware" else None
+        trace("layer-defers")
         return None, 0, f"{label}: {engine['name']} documents no {what} of its own; it depends on the engine underneath"
     entry = catalog.support(engine, list_name, item_id)
     if entry is None or entry["support"] == "no":
@@ -81,6 +81,7 @@ def _gate_quantization(catalog, engine, answers, trace):
     hardware = answers.get("hardware")
     entries = engine.get("quantization", [])
     if not entries and engine["kind"] != "engine":
+        trace("layer-defers")
         return None, 0, f"{quant['name']}: handled by the engine underneath {engine['name']}"
     matches = [e for e in catalog.support_all(engine, "quantization", quant_id) if e["support"] != "no"]
     if not matches:
@@ -217,7 +218,7 @@ def recommend(catalog, answers, trace=None):
 
     scored.sort(key=lambda c: (-c["score"], c["name"].lower()))
     candidates = scored[:MAX_CANDIDATES]
-    for pick in leaf["engines"]:
+    for pick in leaf["engines"] if candidates else []:
         if any(e["engine"] == pick for e in excluded):
             name = catalog.name_of("engines", pick)
             warnings.append(f"The decision tree's pick, {name}, is ruled out by your constraints; the candidates are the next best.")
