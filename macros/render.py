@@ -1,6 +1,8 @@
 """Pure renderers: catalog in, HTML/Markdown text out.  The macros call these;
 the tests call them directly on small catalogs."""
 
+from urllib.parse import urlencode
+
 from .html import badge, block, cite, esc, md_text, rel, table, ul
 
 FEATURES = [
@@ -392,10 +394,10 @@ def tree_diagram(catalog, page):
 def scenarios(catalog, page):
     rows = []
     for s in sorted(catalog.scenarios.values(), key=lambda s: s["order"]):
-        query = "&".join(f"{esc(k)}={esc(','.join(v) if isinstance(v, list) else v)}" for k, v in s["answers"].items())
+        query = urlencode({k: ",".join(v) if isinstance(v, list) else v for k, v in s["answers"].items()}, safe=",")
         rows.append([esc(s["situation"]), esc(s["answer"]),
                      ", ".join(engine_link(catalog, e, page) for e in s["engines"]),
-                     f'<a href="{esc(rel(page, "selector/"))}?{query}">try it</a>'])
+                     f'<a href="{esc(rel(page, "selector/") + "?" + query)}">try it</a>'])
     return block(table(["Situation", "Answer", "Engines", "Selector"], rows))
 
 

@@ -1,0 +1,71 @@
+"""A tiny hand-made catalog for renderer tests (every collection, two engines)."""
+
+from selector.catalog import Catalog
+
+SRC = {"d": {"url": "https://example.org/docs", "title": "Docs <b>", "kind": "official-docs", "as_of": "2026-01-02"}}
+
+
+def fact(v, note=None):
+    f = {"value": v}
+    if v != "unknown":
+        f["source"] = "d"
+    if note:
+        f["note"] = note
+    return f
+
+
+FEATURES = ["openai_api", "continuous_batching", "paged_kv", "prefix_caching", "chunked_prefill", "speculative_decoding",
+            "pd_disaggregation", "expert_parallelism", "multi_lora", "structured_output", "multimodal", "cpu_offload"]
+
+
+def engine(eid, name, tier="L2", status="active", **kw):
+    e = {
+        "id": eid, "name": name, "kind": "engine", "tier": tier, "homepage": "https://example.org/", "verified": "2026-01-02",
+        "maintainer": {"value": "Team & Co", "source": "d"}, "license": {"value": "MIT", "source": "d"},
+        "language": {"value": "C++", "source": "d"},
+        "status": {"value": status, "since": "2025-01-01", "source": "d"},
+        "positioning": f"{name} positioning", "pick_when": ["when A"], "avoid_when": ["when B"],
+        "hardware": [{"id": "gpu-x", "support": "yes", "source": "d"}],
+        "formats": [{"id": "fmt", "support": "partial", "note": "beta", "source": "d"}],
+        "quantization": [{"id": "q8", "support": "yes", "hardware": ["gpu-x"], "source": "d"}],
+        "features": {k: fact("yes") for k in FEATURES},
+        "figures": [{"id": "f1", "display": "2x faster", "claim": "claim text", "vendor_reported": True, "source": "d"}],
+        "milestones": [{"date": "2025-02-03", "version": "v1", "event": "released", "source": "d"}],
+        "sources": SRC,
+    }
+    e.update(kw)
+    return e
+
+
+def mini_catalog():
+    raw = {
+        "hardware": {"gpu-x": {"id": "gpu-x", "name": "GPU X", "vendor": "V", "summary": "s", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
+        "gpus": {"x80": {"id": "x80", "name": "X 80GB", "hardware": "gpu-x", "memory_gb": 80, "bandwidth_gbs": 3350, "source": "d", "sources": SRC, "verified": "2026-01-02"}},
+        "formats": {"fmt": {"id": "fmt", "name": "Fmt", "summary": "a format", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
+        "quantization": {"q8": {"id": "q8", "name": "Q8", "applies_to": "weights", "bits_per_weight": 8, "native_hardware": ["gpu-x"],
+                                "summary": "eight bits", "source": "d", "sources": SRC, "verified": "2026-01-02"},
+                         "bf": {"id": "bf", "name": "BF", "applies_to": "weights", "bits_per_weight": 16, "native_hardware": [],
+                                "summary": "sixteen", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
+        "models": {"m": {"id": "m", "name": "M 8B", "vendor": "V", "architecture": "dense", "total_params_b": 8, "active_params_b": 8,
+                         "expert_params_b": 0, "layers": 32, "attention": {"type": "gqa", "kv_heads": 8, "head_dim": 128},
+                         "native_precision": "bf", "context_tokens": 8192, "source": "d", "sources": SRC, "verified": "2026-01-02"}},
+        "engines": {"alpha": engine("alpha", "Alpha"), "beta": engine("beta", "Beta", status="maintenance")},
+        "tiers": {"L2": {"id": "L2", "name": "Serving", "order": 1, "scale": "service", "audience": "teams", "summary": "sum",
+                         "what_matters": ["speed"], "pick_within": "Alpha first", "mistake": "Beta", "verified": "2026-01-02"}},
+        "trends": {"t": {"id": "t", "title": "Trend T", "order": 1, "summary": "trend summary", "points": [{"text": "point one", "source": "d"}],
+                         "engines": ["alpha"], "sources": SRC, "verified": "2026-01-02"}},
+        "matrix": {"speed": {"id": "speed", "name": "Speed", "order": 1, "question": "how fast",
+                             "scores": {"alpha": {"score": 4, "rationale": "fast kernels", "source": "d"},
+                                        "beta": {"score": 2, "rationale": "older", "source": "d"}},
+                             "sources": SRC, "verified": "2026-01-02"}},
+        "scenarios": {"s": {"id": "s", "order": 1, "situation": "a team", "answer": "use Alpha", "engines": ["alpha"],
+                            "answers": {"scale": "service", "workload": ["w"]}, "verified": "2026-01-02"}},
+        "tree": {"id": "tree", "question": "Scale?", "verified": "2026-01-02",
+                 "branches": [{"id": "svc", "scale": "service", "label": "Service", "tiers": ["L2"], "kinds": ["engine"], "question": "Need?",
+                               "leaves": [{"id": "svc-d", "need": "default", "label": "Default", "default": True, "engines": ["alpha"]}]}],
+                 "warnings": [{"engine": "beta", "text": "Beta is retired"}]},
+        "questions": {"questions": [], "workloads": {}, "priorities": {}, "verified": "2026-01-02",
+                      "fit_defaults": {"context_tokens": 8192, "concurrency": 1, "overhead_gb_per_gpu": 1.5, "overhead_fraction": 0.05, "host_reserve_fraction": 0.02}},
+    }
+    raw["engines"]["beta"]["status"]["successors"] = ["alpha"]
+    return Catalog(raw)

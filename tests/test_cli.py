@@ -1,0 +1,70 @@
+"""The command line: exit codes and one-line messages, never a traceback."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cases_lib import load_cases
+from conftest import ROOT
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "selector", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_validate_real_data_is_clean():
+    proc = run("validate")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip().splitlines()[-1].startswith("ok: ")
+
+
+def test_recommend_prints_json_matching_python(catalog):
+    from selector.rules import recommend
+    answers = {"scale": "service", "hardware": "nvidia-hopper", "workload": ["shared-prefix"]}
+    proc = run("recommend", "--answers", json.dumps(answers))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == json.loads(json.dumps(recommend(catalog, answers)))
+
+
+def test_fit_prints_json():
+    proc = run("fit", "--model", "gpt-oss-120b", "--quantization", "mxfp4", "--gpus", "1", "--gpu-memory-gb", "80")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["fits_gpu"] is True and out["model"] == "gpt-oss-120b"
+
+
+@pytest.mark.parametrize("case", [c for c in load_cases(("invalid",)) if isinstance(c["answers"], dict)], ids=lambda c: c["id"])
+def test_recommend_bad_input_exits_2(case):
+    proc = run("recommend", "--answers", json.dumps(case["answers"]))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert case["error"]["contains"] in lines[0]
+    assert case["error"]["key"] in lines[0]
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["recommend", "--answers", "{not json"], "not valid JSON"),
+    (["recommend", "--answers", "[1, 2]"], "must be a JSON object"),
+    (["fit", "--model", "gpt-oss-12b", "--gpu-memory-gb", "80"], "did you mean 'gpt-oss-120b'"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "-5"], "out of range"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "80", "--quantization", "fp3"], "quantization"),
+    (["fit", "--model", "qwen3-8b"], "--gpu-memory-gb"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "eighty"], "invalid float"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_cli_errors_are_one_clear_line(args, fragment):
+    proc = run(*args)
+    assert proc.returncode == 2, proc.stdout
+    assert "Traceback" not in proc.stderr
+    assert fragment in proc.stderr
+
+
+def test_validate_missing_dir_fails_cleanly(tmp_path):
+    proc = run("validate", str(tmp_path / "nope"))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert "not found" in proc.stdout + proc.stderr
