@@ -49,7 +49,8 @@ def catalog(data_dir=DATA):
 def catalog_json(cat, trimmed=False):
     from selector.catalog import trim_for_selector
     data = trim_for_selector(cat.raw) if trimmed else cat.raw
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    # key order is kept: option order in questions.yaml is meaningful
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def build_wheel(package_dir=ROOT / "selector"):
