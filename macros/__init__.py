@@ -5,7 +5,7 @@ Every macro takes the catalog from :func:`macros.site.catalog` (the same loader
 """
 
 from . import forms, render, site
-from .html import esc
+from .html import md_text
 
 
 def define_env(env):
@@ -31,7 +31,7 @@ def define_env(env):
 
     @env.macro
     def engine_name(engine_id):
-        return esc(cat().engines[engine_id]["name"])
+        return md_text(cat().engines[engine_id]["name"])  # a Markdown heading: escape Markdown too
 
     @env.macro
     def tier_page(tier_id):
@@ -40,7 +40,7 @@ def define_env(env):
     @env.macro
     def tier_title(tier_id):
         tier = cat().tiers[tier_id]
-        return esc(f"{tier['id']} {tier['name']}")
+        return md_text(f"{tier['id']} {tier['name']}")
 
     @env.macro
     def selector_form(op="recommend"):

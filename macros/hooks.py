@@ -9,6 +9,7 @@
 
 import base64
 import hashlib
+import html
 import json
 import re
 import sys
@@ -33,9 +34,15 @@ def on_config(config):
             pages = [{"All systems": "engines/index.md"}]
             order = {"L1": 1, "L1.5": 2, "L2": 3, "L3": 4}
             for e in sorted(cat.engines.values(), key=lambda e: (order[e["tier"]], e["name"].lower())):
-                pages.append({e["name"]: f"engines/{e['id']}.md"})
+                pages.append({title_html(e["name"]): f"engines/{e['id']}.md"})
             item["Engines"] = pages
     return config
+
+
+def title_html(text):
+    """A data name as a page/nav title: Material prints titles as HTML and mkdocs-macros renders any
+    title holding Jinja, so escape both (``{`` as an entity keeps ``{{ }}`` literal)."""
+    return html.escape(text, quote=True).replace("{", "&#123;").replace("}", "&#125;")
 
 
 def _generated(config, path, content):
@@ -45,8 +52,11 @@ def _generated(config, path, content):
 def on_files(files, config):
     cat = site.catalog()
     for engine_id in sorted(cat.engines):
+        # front-matter title: Material's <title> uses it as is, instead of `page.title | striptags`,
+        # which would unescape the name again
+        front = f"---\ntitle: {json.dumps(title_html(cat.engines[engine_id]['name']))}\n---\n"
         files.append(_generated(config, f"engines/{engine_id}.md",
-                                f"# {{{{ engine_name('{engine_id}') }}}}\n\n{{{{ engine_page('{engine_id}') }}}}\n"))
+                                front + f"# {{{{ engine_name('{engine_id}') }}}}\n\n{{{{ engine_page('{engine_id}') }}}}\n"))
     files.append(_generated(config, "api/catalog.json", site.catalog_json(cat)))
     files.append(_generated(config, "assets/selector/catalog.json", site.catalog_json(cat, trimmed=True)))
     files.append(_generated(config, f"assets/selector/{site.WHEEL_NAME}", site.build_wheel()))

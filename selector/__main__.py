@@ -32,16 +32,20 @@ def cmd_validate(args):
     catalog, problems = load_data_dir(args.data_dir)
     errors = [p for p in problems if p.severity == "error"]
     warnings = [p for p in problems if p.severity == "warning"]
+    notes = [p for p in problems if p.severity == "info"]
     for p in sorted(errors):
         print(p)
     if args.warnings or not errors:
         for p in sorted(warnings):
             print(p)
+    if args.warnings:
+        for p in sorted(notes):
+            print(p)
     if errors:
         print(f"{len(errors)} error(s), {len(warnings)} warning(s)", file=sys.stderr)
         return 1
     counts = ", ".join(f"{len(getattr(catalog, n))} {n}" for n in ("engines", "models", "quantization", "hardware", "matrix", "scenarios"))
-    print(f"ok: {counts}; {len(warnings)} warning(s)")
+    print(f"ok: {counts}; {len(warnings)} warning(s), {len(notes)} note(s) (--warnings lists them)")
     return 0
 
 
@@ -89,7 +93,7 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("validate", help="check every data file (schemas, then semantic checks)")
     p.add_argument("data_dir", nargs="?", default=DEFAULT_DATA, type=Path)
-    p.add_argument("--warnings", action="store_true", help="print warnings even when there are errors")
+    p.add_argument("--warnings", action="store_true", help="also print notes (e.g. unused citations), and warnings when there are errors")
     p.set_defaults(func=cmd_validate)
     p = sub.add_parser("recommend", help="print the selector's answer as JSON")
     p.add_argument("--answers", required=True, help="JSON object of answers, e.g. '{\"scale\": \"local\"}'")

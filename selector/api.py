@@ -50,7 +50,7 @@ def handle(request_json):
         return json.dumps({"ok": False, "error": {"key": "catalog", "value": None, "message": "catalog not loaded", "allowed": []}})
     try:
         request = json.loads(request_json)
-    except ValueError:
+    except (ValueError, TypeError, RecursionError):
         return json.dumps({"ok": False, "error": {"key": "request", "value": None, "message": "request is not JSON", "allowed": []}})
     if not isinstance(request, dict):
         request = {}

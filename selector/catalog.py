@@ -37,7 +37,7 @@ class Problem:
 
     def __str__(self):
         where = f"{self.file}: {self.path}" if self.path else self.file
-        prefix = "warning: " if self.severity == "warning" else ""
+        prefix = {"warning": "warning: ", "info": "note: "}.get(self.severity, "")
         return f"{prefix}{where}: {self.message}"
 
 

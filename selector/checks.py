@@ -107,7 +107,7 @@ def check_unused_sources(data, ctx):
         used = {v for _, k, v in _walk(doc) if k == "source" and isinstance(v, str)}
         for key in doc.get("sources") or {}:
             if key not in used:
-                yield name, entry_id, f"sources.{key}", "is never cited by a fact in this file; cite it or remove it", "warning"
+                yield name, entry_id, f"sources.{key}", "is never cited by a fact in this file; cite it or remove it", "info"
 
 
 @check
@@ -131,9 +131,12 @@ def check_urls(data, ctx):
     for name, entry_id, doc in _entries(data):
         for path, key, value in _walk(doc):
             if key in ("url", "homepage", "repository") and isinstance(value, str):
-                parts = urlsplit(value)
                 where = f"{path}.{key}" if path else key
-                if parts.scheme != "https" or not parts.netloc or "." not in parts.netloc or " " in value:
+                try:
+                    parts = urlsplit(value)
+                except ValueError:  # e.g. an unclosed IPv6 bracket: https://[host
+                    parts = None
+                if parts is None or parts.scheme != "https" or not parts.netloc or "." not in parts.netloc or " " in value:
                     yield name, entry_id, where, f"{value!r} is not a well-formed https URL"
 
 
@@ -282,6 +285,11 @@ def check_scenarios_answer(data, ctx):
             result = recommend(catalog, scen["answers"])
         except InputError as exc:
             yield "scenarios", s_id, f"answers.{exc.key}", str(exc)
+            continue
+        except (KeyError, IndexError, StopIteration, TypeError) as exc:
+            # the catalog itself is broken (another check reports where); don't crash
+            yield "scenarios", s_id, "answers", (f"could not be checked: the selector stopped at {type(exc).__name__} "
+                                                 f"{exc}; fix the other problems first")
             continue
         top = result["candidates"][0]["engine"] if result["candidates"] else None
         if top not in scen["engines"]:

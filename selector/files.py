@@ -7,6 +7,7 @@ reports every bad file at once.
 """
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -41,6 +42,15 @@ def _loader_class():
         return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+
+    def compose_node(loader, parent, index):
+        # Aliases (*name) would let a small file expand into a huge tree (an
+        # "alias bomb"); data files have no reason to share values, so refuse them.
+        if loader.check_event(yaml.events.AliasEvent):
+            raise AliasUsed(loader.peek_event().start_mark.line + 1)
+        return yaml.SafeLoader.compose_node(loader, parent, index)
+
+    Loader.compose_node = compose_node
     return Loader
 
 
@@ -48,6 +58,32 @@ class DuplicateKey(Exception):
     def __init__(self, key, first_line, line):
         super().__init__(key)
         self.key, self.first_line, self.line = key, first_line, line
+
+
+class AliasUsed(Exception):
+    def __init__(self, line):
+        super().__init__(line)
+        self.line = line
+
+
+def _not_json(node, path=""):
+    """The first value JSON cannot carry (NaN, infinity, YAML-only types), as ``(path, message)``."""
+    from .jsonschema_lite import join
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found = _not_json(value, join(path, key if isinstance(key, str) else repr(key)))
+            if found:
+                return found
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found = _not_json(value, join(path, i))
+            if found:
+                return found
+    elif isinstance(node, float) and not math.isfinite(node):
+        return path, f"{node} is not a finite number; JSON has no NaN or infinity, write a real number"
+    elif not (node is None or isinstance(node, (str, int, float, bool))):
+        return path, f"is a YAML {type(node).__name__} value, which JSON cannot carry; write plain text, numbers, lists or mappings"
+    return None
 
 
 def parse_yaml_text(text, loader=None):
@@ -80,6 +116,8 @@ def read_file(path, rel, loader=None):
         doc = parse_yaml_text(text, loader)
     except DuplicateKey as dup:
         return None, [Problem(rel, f"line {dup.line}", f"key {dup.key!r} appears twice (first on line {dup.first_line}); keep one")]
+    except AliasUsed as alias:
+        return None, [Problem(rel, f"line {alias.line}", "uses a YAML alias (*name); write the value out in full instead")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else ""
@@ -90,6 +128,9 @@ def read_file(path, rel, loader=None):
     if not isinstance(doc, dict):
         kind = "a list" if isinstance(doc, list) else type(doc).__name__
         return None, [Problem(rel, "", f"top level must be a mapping of fields, not {kind}")]
+    bad = _not_json(doc)
+    if bad:
+        return None, [Problem(rel, bad[0] or "(top level)", bad[1])]
     first = text.splitlines()[0]
     match = SCHEMA_LINE.match(first)
     if not match:

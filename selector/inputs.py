@@ -24,12 +24,20 @@ def _jsonable(value):
     if isinstance(value, (str, int, float, bool)) or value is None:
         if isinstance(value, float) and not math.isfinite(value):
             return str(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+            return _shown(value)
         return value
-    return repr(value)[:80]
+    return _shown(value)[:80]
 
 
 def _shown(value):
-    text = repr(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        # repr() of a huge int raises ValueError (int max str digits) and is unreadable anyway
+        return f"a {len(format(value, 'x')) * 4}-bit integer"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -81,7 +89,7 @@ def _number(key, value, q, integer):
         value = int(value)
     low, high = q.get("minimum"), q.get("maximum")
     if low is not None and value < low or high is not None and value > high:
-        raise InputError(key, value, f"{key}: {value} is out of range; use {kind} from {low} to {high}")
+        raise InputError(key, value, f"{key}: {_shown(value)} is out of range; use {kind} from {low} to {high}")
     return value
 
 
