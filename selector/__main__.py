@@ -118,6 +118,9 @@ def main(argv=None):
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `validate | head`
+        sys.stderr.close()
+        return 1
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import json
 
 from .catalog import Catalog
 from .fit import estimate
-from .inputs import InputError, clean_answers
+from .inputs import InputError, _shown, clean_answers
 from .rules import recommend
 
 _catalog = None
@@ -40,7 +40,7 @@ def answer(catalog, op, answers):
             return {"ok": True, "result": recommend(catalog, answers)}
         if op == "fit":
             return {"ok": True, "result": run_fit(catalog, answers)}
-        raise InputError("op", op, f"op: {op!r} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
+        raise InputError("op", op, f"op: {_shown(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
     except InputError as exc:
         return {"ok": False, "error": exc.to_dict()}
 

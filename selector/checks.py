@@ -176,7 +176,7 @@ def check_status_successors(data, ctx):
     for engine_id, engine in data.get("engines", {}).items():
         status = engine["status"]
         if status["value"] != "active" and not status.get("successors"):
-            yield "engines", engine_id, "status.successors", f"a {status['value']} engine must name where to go instead (successors: [...])"
+            yield "engines", engine_id, "status.successors", f"an engine in {status['value']} status must name where to go instead (successors: [...])"
 
 
 @check

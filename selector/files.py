@@ -14,6 +14,7 @@ from pathlib import Path
 from .catalog import COLLECTIONS, SINGLETONS, Problem
 
 MAX_BYTES = 256 * 1024
+MAX_SAFE_INT = 2**53 - 1
 SCHEMA_LINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)\s*$")
 
 
@@ -81,6 +82,10 @@ def _not_json(node, path=""):
                 return found
     elif isinstance(node, float) and not math.isfinite(node):
         return path, f"{node} is not a finite number; JSON has no NaN or infinity, write a real number"
+    elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > MAX_SAFE_INT:
+        # a browser's JSON.parse keeps integers exact only up to 2**53, and a huge one
+        # breaks repr() (int max str digits) and float arithmetic in the fit estimator
+        return path, f"is a {node.bit_length()}-bit whole number; keep numbers below 2**53 (9007199254740991)"
     elif not (node is None or isinstance(node, (str, int, float, bool))):
         return path, f"is a YAML {type(node).__name__} value, which JSON cannot carry; write plain text, numbers, lists or mappings"
     return None
@@ -125,6 +130,10 @@ def read_file(path, rel, loader=None):
         return None, [Problem(rel, where, f"is not valid YAML: {what}; check indentation and quoting")]
     except RecursionError:
         return None, [Problem(rel, "", "is nested too deeply to be a data file")]
+    except ValueError as exc:  # e.g. int(): a number with more than 4300 digits
+        return None, [Problem(rel, "", f"is not valid YAML: {str(exc).split(';')[0]}; write a shorter number")]
+    if doc is None:
+        return None, [Problem(rel, "", "file has no data, only comments; it must hold one mapping starting with `id:`")]
     if not isinstance(doc, dict):
         kind = "a list" if isinstance(doc, list) else type(doc).__name__
         return None, [Problem(rel, "", f"top level must be a mapping of fields, not {kind}")]

@@ -106,7 +106,7 @@ def clean_answers(catalog, answers, page="selector"):
     scale = None
     if "scale" in questions:
         scale = answers.get("scale")
-        if scale is None:
+        if scale is None or scale == "" or scale == []:  # the loop below treats "" and [] as "not answered"
             raise InputError("scale", None, f"scale is required; use one of {allowed_list(options(catalog, 'tree-scales'))}",
                              options(catalog, "tree-scales"))
     for key, q in questions.items():
