@@ -45,6 +45,14 @@ def title_html(text):
     return html.escape(text, quote=True).replace("{", "&#123;").replace("}", "&#125;")
 
 
+def _description(engine, limit=160):
+    """The engine's one-sentence positioning as its page's meta description (search snippets)."""
+    text = " ".join(str(engine.get("positioning") or engine["name"]).split())
+    if len(text) > limit:
+        text = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
+
+
 def _generated(config, path, content):
     return File.generated(config, path, content=content)
 
@@ -54,7 +62,8 @@ def on_files(files, config):
     for engine_id in sorted(cat.engines):
         # front-matter title: Material's <title> uses it as is, instead of `page.title | striptags`,
         # which would unescape the name again
-        front = f"---\ntitle: {json.dumps(title_html(cat.engines[engine_id]['name']))}\n---\n"
+        front = (f"---\ntitle: {json.dumps(title_html(cat.engines[engine_id]['name']))}\n"
+                 f"description: {json.dumps(title_html(_description(cat.engines[engine_id])))}\n---\n")
         files.append(_generated(config, f"engines/{engine_id}.md",
                                 front + f"# {{{{ engine_name('{engine_id}') }}}}\n\n{{{{ engine_page('{engine_id}') }}}}\n"))
     files.append(_generated(config, "api/catalog.json", site.catalog_json(cat)))
@@ -130,13 +139,20 @@ def on_post_page(output, page, config):
     return output.replace("<head>", "<head>\n" + meta, 1)
 
 
+def on_post_template(output, template_name, config):
+    """The theme's own pages (404.html) are not `pages`; they get the same policy and count toward _headers."""
+    if template_name.endswith(".html") and "<head>" in output:
+        return on_post_page(output, None, config)
+    return output
+
+
 def on_post_build(config):
     """Header form of the policy for hosts that read a _headers file (it also covers the worker)."""
     site_dir = Path(config["site_dir"])
     policy = csp_policy(sorted(_all_hashes))
     (site_dir / "_headers").write_text(
         "/*\n"
-        f"  Content-Security-Policy: {policy}\n"
+        f"  Content-Security-Policy: {policy}; frame-ancestors 'none'\n"
         "  X-Content-Type-Options: nosniff\n"
         "  Referrer-Policy: strict-origin-when-cross-origin\n"
         "/assets/*\n"

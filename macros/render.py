@@ -366,11 +366,17 @@ def tree_list(catalog, page, highlight=None):
         branches.append(f'<li id="tree-{esc(b["id"])}" data-node="{esc(b["id"])}"><strong>{esc(b["label"])}</strong>'
                         f'<br><small>{esc(b["question"])}</small><ul>{"".join(leaves)}</ul></li>')
     warnings = "".join(f'<p class="iem-warn">⚠ {esc(w["text"])}</p>' for w in tree["warnings"])
-    return block(f'<div class="iem-tree"><p><strong>{esc(tree["question"])}</strong></p><ul>{"".join(branches)}</ul>{warnings}</div>')
+    return block(f'<div class="iem-tree"><p id="tree-{esc(tree["id"])}" data-node="{esc(tree["id"])}"><strong>{esc(tree["question"])}</strong></p><ul>{"".join(branches)}</ul>{warnings}</div>')
+
+
+# Mermaid decodes its own entity codes (#quot;, #60;) and treats `...` as Markdown, then inserts labels
+# as sanitized HTML: spell every special character as a Mermaid code so any text comes out literally
+# (html.escape's &#x27; would show as "&&x27;").
+MERMAID_CODES = {"#": "#35;", "&": "#amp;", "<": "#lt;", ">": "#gt;", '"': "#quot;", "'": "#39;", "`": "#96;"}
 
 
 def _mermaid_label(text):
-    return '"' + esc(text).replace("&quot;", "#quot;") + '"'
+    return '"' + "".join(MERMAID_CODES.get(c, c) for c in str(text)) + '"'
 
 
 def tree_mermaid_source(catalog):

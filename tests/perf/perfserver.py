@@ -1,7 +1,8 @@
 """The benchmark's view of tests/sitesrv.Server: same handler (CSP header, Cache-Control), plus
 
 - a byte counter on the socket: every byte the server writes (status line, headers, body) per path,
-  so "bytes on the wire" includes whatever the page fetched, its workers included;
+  so "bytes on the wire" includes whatever the page fetched, its workers included; for a response
+  sent from a ``.gz`` sibling it also notes how many bytes the uncompressed file would have taken;
 - ``gzip`` mode: serve a precompressed ``<file>.gz`` sibling with ``Content-Encoding: gzip`` when the
   client accepts gzip (what nginx ``gzip_static`` or a CDN with precompressed assets does). Files without
   a ``.gz`` sibling are sent as they are, so the gzip figure shows what the build ships, not what a host
@@ -47,7 +48,7 @@ class Traffic:
             self.requests = []  # [path, bytes, encoding]
 
     def open(self, path):
-        entry = [path, 0, "identity"]
+        entry = [path, 0, 0]  # path, bytes written, bytes saved by a .gz sibling
         with self.lock:
             self.requests.append(entry)
         return entry
@@ -60,9 +61,18 @@ class Traffic:
         with self.lock:
             return [tuple(e) for e in self.requests]
 
+    def saved(self, entry, n):
+        with self.lock:
+            entry[2] += n
+
     def total(self):
         with self.lock:
             return sum(e[1] for e in self.requests)
+
+    def total_raw(self):
+        """What the same visit would have cost without the .gz siblings."""
+        with self.lock:
+            return sum(e[1] + e[2] for e in self.requests)
 
 
 def _wrap(handler_partial, options, traffic):
@@ -117,6 +127,8 @@ def _wrap(handler_partial, options, traffic):
             self.send_header("Last-Modified", email.utils.formatdate(os.stat(fs).st_mtime, usegmt=True))
             self.end_headers()
             self.wfile.write(body)
+            if self._entry is not None:
+                traffic.saved(self._entry, os.stat(fs).st_size - len(body))
 
     return functools.partial(Handler, **kwargs)
 

@@ -10,16 +10,31 @@ async function fetchOk(url, kind) {
   return res;
 }
 
+// Python exceptions arrive with the whole traceback; the last line is the message a reader needs.
+const lastLine = (err) => String(err && err.message ? err.message : err).trim().split("\n").pop();
+
+// Pyodide only logs a failed WebAssembly load ("wasm instantiation failed!") and then never settles;
+// turn that log line into an error so the page can say so at once instead of waiting for its timeout.
+const wasmFailed = new Promise((_, reject) => {
+  const warn = console.warn.bind(console);
+  console.warn = (...args) => {
+    warn(...args);
+    if (/^wasm instantiation failed/.test(String(args[0]))) {
+      reject(new Error("the Python runtime (pyodide.asm.wasm) did not load or compile"));
+    }
+  };
+});
+
 const started = performance.now();
 const ready = (async () => {
   const manifest = await (await fetchOk(new URL("selector/manifest.json", assets), "manifest")).json();
   const wheelP = fetchOk(new URL(`selector/${manifest.wheel}`, assets), "selector wheel").then((r) => r.arrayBuffer());
   const catalogP = fetchOk(new URL(`selector/${manifest.catalog}`, assets), "catalog").then((r) => r.text());
-  const py = await loadPyodide({ indexURL: new URL("pyodide/", assets).href, fullStdLib: false });
+  const py = await Promise.race([loadPyodide({ indexURL: new URL("pyodide/", assets).href, fullStdLib: false }), wasmFailed]);
   try {
     py.unpackArchive(new Uint8Array(await wheelP), "wheel");
   } catch (err) {
-    throw new Error(`selector wheel is corrupt: ${err.message || err}`);
+    throw new Error(`selector wheel is corrupt (${lastLine(err)})`);
   }
   const api = py.pyimport("selector.api");
   const loaded = JSON.parse(api.load(await catalogP));
@@ -29,7 +44,7 @@ const ready = (async () => {
 
 ready.then(
   () => postMessage({ type: "ready", ms: performance.now() - started }),
-  (err) => postMessage({ type: "failed", error: String(err && err.message ? err.message : err) }),
+  (err) => postMessage({ type: "failed", error: lastLine(err) }),
 );
 
 self.onmessage = async (event) => {

@@ -17,8 +17,12 @@ let seq = 0;
 function startWorker() {
   if (worker) return worker;
   workerState = { status: "loading", error: null, readyMs: null };
+  // On /selector/ and /fit/ the page head (docs/overrides/main.html) already started the worker and
+  // kept whatever it sent meanwhile; adopt it and replay those events below.
+  const boot = window.__iemWorker;
+  window.__iemWorker = null;
   try {
-    worker = new Worker(new URL("selector-worker.js", import.meta.url), { type: "module" });
+    worker = boot ? boot.worker : new Worker(new URL("selector-worker.js", import.meta.url), { type: "module" });
   } catch (err) {
     fail(`the worker could not start: ${err.message || err}`);
     return null;
@@ -40,8 +44,16 @@ function startWorker() {
   };
   worker.onerror = (event) => {
     event.preventDefault();
-    fail(`the worker crashed: ${event.message || "unknown error"}`);
+    // a module that fails to load gives a bare Event without a message
+    fail(event.message ? `the worker crashed: ${event.message}` : "the worker script or the Pyodide module did not load");
   };
+  if (boot) {
+    const w = worker;
+    for (const event of boot.queue.splice(0)) {
+      if (worker !== w) break; // a replayed error already failed it
+      (event.type === "error" ? w.onerror : w.onmessage)(event);
+    }
+  }
   return worker;
 }
 
@@ -350,7 +362,13 @@ function highlightTree() {
   if (node) node.classList.add("iem-highlight");
 }
 
+// Material's search overlay has role="dialog" but no accessible name (axe aria-dialog-name).
+function nameSearchDialog() {
+  for (const dialog of document.querySelectorAll('.md-search[role="dialog"]:not([aria-label])')) dialog.setAttribute("aria-label", "Search");
+}
+
 function mountAll() {
+  nameSearchDialog();
   mountSelector();
   mountDiagrams();
   highlightTree();

@@ -1,0 +1,377 @@
+"""`make bench`: build the site, serve it on loopback, measure it in headless Chromium and Lighthouse.
+
+Writes bench-results/bench.json and bench-results/bench.md, and (full runs only) the budget table in
+README.md between the bench markers. Medians over --runs runs (default 5) with min and max; ratios are
+taken within one run (the selector's cold start and the bare Pyodide load are measured side by side).
+
+    .venv/bin/python tests/perf/bench.py                # full: 5 runs, Zensical, Lighthouse on five pages
+    .venv/bin/python tests/perf/bench.py --quick        # 1 run, no Zensical, Lighthouse once on the home page
+    .venv/bin/python tests/perf/bench.py --runs 3 --no-lighthouse
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT / "tests"), str(ROOT)]
+
+import browser as bw  # noqa: E402
+import lighthouse as lh  # noqa: E402
+import report  # noqa: E402
+from perfserver import BenchServer  # noqa: E402
+
+PAGES = {"home": "", "l2": "tiers/l2/", "matrix": "matrix/", "selector": "selector/", "fit": "fit/"}
+ZENSICAL_VERSION = "0.0.73"
+ZENSICAL_VENV = ROOT / ".venv-zensical"
+
+
+def log(*args):
+    print("[bench]", *args, flush=True)
+
+
+def pct(x):
+    return "?" if x is None else f"{x:.0%}"
+
+
+def _cpu_times():
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields), idle
+
+
+def cpu_busy(window=0.5):
+    """Fraction of all CPUs busy over ``window`` seconds (other processes: the bench is idle meanwhile)."""
+    try:
+        t0, i0 = _cpu_times()
+        time.sleep(window)
+        t1, i1 = _cpu_times()
+    except OSError:
+        return None
+    return 1 - (i1 - i0) / max(1, t1 - t0)
+
+
+def wait_quiet(max_busy, timeout):
+    """Wait (up to ``timeout`` s) until the machine is quiet: the CPUs less than ``max_busy`` busy twice in a row.
+
+    Other processes (a parallel test suite) make a cold Pyodide start vary by 2x; waiting for a quiet
+    moment before each timed visit keeps the runs comparable. Returns the last busy fraction seen."""
+    deadline = time.monotonic() + timeout
+    calm = 0
+    busy = cpu_busy()
+    while busy is not None and time.monotonic() < deadline:
+        calm = calm + 1 if busy < max_busy else 0
+        if calm >= 2:
+            break
+        busy = cpu_busy()
+    return busy
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- builds ------------------------------------------------------------------------------------
+def mkdocs_build(dest, site_url):
+    env = {**os.environ, "SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError("mkdocs build --strict failed:\n" + (proc.stdout + proc.stderr)[-3000:])
+    m = re.search(r"Documentation built in ([\d.]+) seconds", proc.stdout + proc.stderr)
+    return wall, float(m.group(1)) if m else None
+
+
+def ensure_zensical():
+    """A separate venv with zensical==0.0.73, created on demand. Returns the executable or raises."""
+    exe = ZENSICAL_VENV / "bin" / "zensical"
+    if exe.exists():
+        proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+        if ZENSICAL_VERSION in proc.stdout:
+            return exe
+    log(f"installing zensical=={ZENSICAL_VERSION} into {ZENSICAL_VENV.name}")
+    base_python = shutil.which("python3") or sys.executable
+    for cmd in ([base_python, "-m", "venv", str(ZENSICAL_VENV)],
+                [str(ZENSICAL_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                 f"zensical=={ZENSICAL_VERSION}"]):
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"`{' '.join(cmd[-3:])}` failed: {(proc.stderr or proc.stdout).strip()[-600:]}")
+    return exe
+
+
+def zensical_project(tmp):
+    """Zensical builds in place: give it a copy of the sources (no venvs, node_modules or outputs)."""
+    dest = Path(tmp) / "zensical-src"
+    skip = {".git", ".venv", ".venv-zensical", "node_modules", "site", "bench-results", ".cache", "tests", ".ci"}
+    dest.mkdir()
+    for item in ROOT.iterdir():
+        if item.name in skip:
+            continue
+        if item.is_dir():
+            shutil.copytree(item, dest / item.name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(item, dest / item.name)
+    return dest
+
+
+def zensical_build(exe, project):
+    # Zensical loads `macros/__init__.py` by file path; its relative imports need the project on sys.path.
+    env = {**os.environ, "PYTHONPATH": str(project), "NO_MKDOCS_2_WARNING": "1"}
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(exe), "build", "--clean", "--strict", "-f", "mkdocs.yml"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError("zensical build failed: " + (proc.stdout + proc.stderr).strip()[-1500:])
+    return wall
+
+
+def count_pages(site):
+    return sum(1 for _ in Path(site).rglob("index.html"))
+
+
+def run_builds(args, site, site_url, tmp, res):
+    mk_wall, mk_rep, z_wall, ratios = [], [], [], []
+    z = {"version": ZENSICAL_VERSION}
+    exe = project = None
+    if args.zensical:
+        try:
+            exe = ensure_zensical()
+            project = zensical_project(tmp)
+        except Exception as exc:  # noqa: BLE001  the reason goes in the report
+            z["error"] = f"Zensical could not be set up: {exc}"
+    else:
+        z["skipped"] = "skipped (--no-zensical or --quick)"
+    for i in range(args.build_runs):
+        wait_quiet(args.max_busy, args.quiet_timeout)
+        wall, rep = mkdocs_build(site, site_url)
+        mk_wall.append(wall)
+        mk_rep.append(rep)
+        line = f"build {i + 1}/{args.build_runs}: mkdocs {wall:.2f} s"
+        if exe and "error" not in z:
+            try:
+                wait_quiet(args.max_busy, args.quiet_timeout)
+                zw = zensical_build(exe, project)
+                z_wall.append(zw)
+                ratios.append(zw / wall)
+                line += f", zensical {zw:.2f} s"
+            except Exception as exc:  # noqa: BLE001
+                z["error"] = str(exc)
+        log(line)
+    res["build"] = {"mkdocs": {"wall_s": report.stats(mk_wall), "reported_s": report.stats(mk_rep),
+                               "pages": count_pages(site)}, "zensical": z}
+    if z_wall:
+        z.update(wall_s=report.stats(z_wall), ratio=report.stats(ratios), pages=count_pages(project / "site"),
+                 note="Zensical ignores `hooks:`, so its site lacks the generated engine pages, the JSON files and "
+                      "Pyodide: it does less work than the MkDocs build.")
+
+
+# -- browser -----------------------------------------------------------------------------------
+def run_wire(browser, server, res):
+    """One fresh visit per page from a host that serves the .gz siblings (the raw figure is the same
+    visit with every .gz response counted at its uncompressed size)."""
+    wire = {}
+    server.options["gzip"] = True
+    for key, path in PAGES.items():
+        w = bw.page_weight(browser, server, server.url + path, wait_ready=key in ("selector", "fit"))
+        row = {"path": "/" + path, "raw_bytes": w["raw_bytes"], "gzip_bytes": w["gzip_bytes"],
+               "requests": w["requests"], "longest_task_ms": w["longest_task_ms"],
+               "largest": w["by_path"][:8], "errors": w["errors"]}
+        wire[key] = row
+        log(f"wire {row['path']}: raw {row['raw_bytes'] / 1000:.0f} KB, gzip {row['gzip_bytes'] / 1000:.0f} KB,"
+            f" {row['requests']} requests")
+    res["wire"] = wire
+
+
+def run_selector(playwright, server, args, res, tmp):
+    runs = []
+    for i in range(args.runs):
+        run = {}
+        order = ("bare", "selector") if i % 2 == 0 else ("selector", "bare")
+        for what in order:
+            run[f"cpu_busy_before_{what}"] = wait_quiet(args.max_busy, args.quiet_timeout)
+            # each cold visit gets a fresh profile with a disk cache (an incognito context keeps no 9.6 MB wasm)
+            ctx = bw.persistent_context(playwright, Path(tempfile.mkdtemp(prefix=f"profile-{what}-", dir=tmp)))
+            try:
+                if what == "bare":
+                    run["bare_cold_ms"] = bw.bare_cold(ctx, server.url)["ready_ms"]
+                else:
+                    run.update(bw.selector_visit(ctx, server.url, changes=args.changes))
+                    run.update(bw.warm_visit(ctx, server.url, server))
+                    run["bare_warm_ms"] = bw.bare_cold(ctx, server.url)["ready_ms"]
+            finally:
+                ctx.close()
+        run["cold_ratio"] = run["cold_ms"] / run["bare_cold_ms"]
+        runs.append(run)
+        log(f"selector run {i + 1}/{args.runs}: cold {run['cold_ms']:.0f} ms vs bare {run['bare_cold_ms']:.0f} ms "
+            f"(x{run['cold_ratio']:.2f}), longest task {run['longest_task_ms']:.0f} ms, "
+            f"change {statistics.median(run['change_ms']):.0f} ms, revisit {run['revisit_ms']:.0f} ms "
+            f"(instant: {run['instant_nav']}), warm {run['warm_ms']:.0f} ms; CPUs busy before: "
+            f"{pct(run['cpu_busy_before_bare'])}/{pct(run['cpu_busy_before_selector'])}")
+    col = lambda k: [r[k] for r in runs]  # noqa: E731
+    pooled = lambda k: [v for r in runs for v in r[k]]  # noqa: E731
+    res["selector"] = {
+        "cold_ms": report.stats(col("cold_ms")), "bare_cold_ms": report.stats(col("bare_cold_ms")),
+        "cold_ratio": report.stats(col("cold_ratio")), "worker_ready_ms": report.stats(col("worker_ready_ms")),
+        "longest_task_ms": report.stats(col("longest_task_ms")), "total_blocking_ms": report.stats(col("total_blocking_ms")),
+        "change_ms": report.stats(pooled("change_ms")),
+        "change_event_to_dom_ms": report.stats(pooled("change_event_to_dom_ms")),
+        "revisit_ms": report.stats(col("revisit_ms")), "instant_nav_all": all(col("instant_nav")),
+        "warm_ms": report.stats(col("warm_ms")), "warm_wire_bytes": report.stats(col("warm_wire_bytes")),
+        "warm_longest_task_ms": report.stats(col("warm_longest_task_ms")),
+        "bare_warm_ms": report.stats(col("bare_warm_ms")),
+        "longtask_supported": all(col("longtask_supported")),
+        "runs": runs,
+    }
+
+
+def run_lighthouse(server, args, res):
+    out = {"version": lh.version(), "pages": {}}
+    res["lighthouse"] = out
+    for key in args.lighthouse_pages:
+        runs = []
+        for i in range(args.lighthouse_runs):
+            busy = wait_quiet(args.max_busy, args.quiet_timeout)
+            t0 = time.perf_counter()
+            try:
+                r = lh.run(server.url + PAGES[key])
+            except Exception as exc:  # noqa: BLE001
+                r = {"error": str(exc)}
+            r["seconds"] = time.perf_counter() - t0
+            r["cpu_busy_before"] = busy
+            runs.append(r)
+            log(f"lighthouse /{PAGES[key]} {i + 1}/{args.lighthouse_runs}: {r.get('scores') or r.get('error')}"
+                f" ({r['seconds']:.0f} s)")
+        ok = [r for r in runs if "scores" in r]
+        failing = {}
+        for r in ok:
+            for cat, ids in r["failing"].items():
+                failing.setdefault(cat, set()).update(ids)
+        out["pages"][key] = {
+            "path": "/" + PAGES[key],
+            "scores": {c: report.stats([r["scores"].get(c) for r in ok]) for c in lh.CATEGORIES},
+            "metrics": {m: report.stats([r["metrics"].get(m) for r in ok]) for m in lh.METRICS.values()},
+            "failing": {c: sorted(v) for c, v in failing.items()},
+            "errored_audits": sorted({a for r in ok for a in r["errored_audits"]}),
+            "errors": [r["error"] for r in runs if "error" in r],
+        }
+
+
+# -- main --------------------------------------------------------------------------------------
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=5, help="browser runs (medians over them); default 5")
+    p.add_argument("--build-runs", type=int, help="timed builds (default: --runs)")
+    p.add_argument("--lighthouse-runs", type=int, help="Lighthouse runs per page (default: --runs)")
+    p.add_argument("--lighthouse-pages", default=",".join(PAGES), help="comma-separated: " + ",".join(PAGES))
+    p.add_argument("--changes", type=int, default=5, help="input changes timed per run")
+    p.add_argument("--quick", action="store_true",
+                   help="1 run, 1 build, no Zensical, Lighthouse once on the home page, README untouched")
+    p.add_argument("--no-zensical", dest="zensical", action="store_false")
+    p.add_argument("--no-lighthouse", dest="lighthouse", action="store_false")
+    p.add_argument("--max-busy", type=float, default=0.3,
+                   help="before each timed visit, wait until the CPUs are less busy than this (default 0.3)")
+    p.add_argument("--quiet-timeout", type=float,
+                   help="longest wait for a quiet machine, s (default 90; 0 with --quick)")
+    p.add_argument("--no-wire", dest="wire", action="store_false", help="skip the bytes-per-page visits")
+    p.add_argument("--no-readme", dest="readme", action="store_false", help="leave README.md alone")
+    p.add_argument("--out", default=str(ROOT / "bench-results"), help="output folder (default bench-results/)")
+    p.add_argument("--keep-site", action="store_true", help="keep the built site in the output folder")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.runs = 1
+        args.changes = min(args.changes, 3)
+        args.zensical = False
+        args.readme = False
+        if args.lighthouse_pages == ",".join(PAGES):
+            args.lighthouse_pages = "home"
+    if args.quiet_timeout is None:
+        args.quiet_timeout = 0 if args.quick else 90
+    args.build_runs = args.build_runs or args.runs
+    args.lighthouse_runs = args.lighthouse_runs or args.runs
+    args.lighthouse_pages = [k for k in args.lighthouse_pages.split(",") if k]
+    unknown = set(args.lighthouse_pages) - set(PAGES)
+    if unknown:
+        p.error(f"unknown page(s) {sorted(unknown)}; choose from {sorted(PAGES)}")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    site_url = f"http://127.0.0.1:{port}/"
+    res = {"date": datetime.date.today().isoformat(),
+           "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+           "config": {k: v for k, v in vars(args).items() if k != "out"}, "notes": []}
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="iem-bench-") as tmp:
+        site = Path(tmp) / "site"
+        log(f"building {args.build_runs}x (strict) for {site_url}")
+        run_builds(args, site, site_url, tmp, res)
+        shutil.copytree(HERE / "bare", site / "__bench" / "bare")
+        res["site"] = {"gz_files": sum(1 for _ in site.rglob("*.gz")),
+                       "preload": "modulepreload" in (site / "selector" / "index.html").read_text()}
+        csp = None
+        headers = site / "_headers"
+        if headers.exists():
+            m = re.search(r"Content-Security-Policy: (.+)", headers.read_text())
+            csp = m.group(1).strip() if m else None
+        from playwright.sync_api import sync_playwright
+        with BenchServer(site, port=port, csp=csp, cache=True, gzip=True) as server, sync_playwright() as p:
+            browser = bw.launch(p)
+            res["chromium"] = browser.version
+            for name, fn in (("wire", lambda: run_wire(browser, server, res)),
+                             ("selector", lambda: run_selector(p, server, args, res, tmp))):
+                if name == "wire" and not args.wire:
+                    continue
+                try:
+                    fn()
+                except Exception as exc:  # noqa: BLE001  keep going; the report says what failed
+                    failed.append(name)
+                    res.setdefault("errors", {})[name] = "".join(traceback.format_exception_only(exc)).strip()
+                    log(f"{name} failed: {exc}")
+            browser.close()
+            if args.lighthouse:
+                try:
+                    run_lighthouse(server, args, res)
+                except Exception as exc:  # noqa: BLE001
+                    failed.append("lighthouse")
+                    res["lighthouse"] = {"error": str(exc)}
+            else:
+                res["lighthouse"] = {"skipped": "skipped (--no-lighthouse)", "pages": {}}
+        if args.keep_site:
+            shutil.rmtree(out_dir / "site", ignore_errors=True)
+            shutil.copytree(site, out_dir / "site")
+    res["budgets"] = report.budgets(res)
+    (out_dir / "bench.json").write_text(json.dumps(res, indent=1, default=list) + "\n", encoding="utf-8")
+    (out_dir / "bench.md").write_text(report.markdown(res), encoding="utf-8")
+    if args.readme and not failed:
+        report.update_readme(ROOT / "README.md", res)
+    print(report.budget_table(res["budgets"], res["date"]))
+    log(f"wrote {out_dir / 'bench.json'} and {out_dir / 'bench.md'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

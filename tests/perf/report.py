@@ -1,0 +1,157 @@
+"""Statistics, budgets and the Markdown forms of the benchmark report."""
+
+import re
+import statistics
+
+KB = 1000  # "KB" in this report is 1000 bytes
+
+
+def stats(values):
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+
+
+def med(s):
+    return None if s is None else s["median"]
+
+
+CONTENT_PAGES = ("home", "l2", "matrix")
+SELECTOR_PAGES = ("selector", "fit")
+
+
+def budgets(r):
+    """Every budget of issue 5: (name, measured median, limit, unit, met or None when not measured)."""
+    out = []
+
+    def add(key, name, value, op, limit, unit, note=""):
+        met = None if value is None else (value <= limit if op == "<=" else value >= limit)
+        out.append({"key": key, "budget": f"{name} {op} {limit:g}{unit}", "measured": value, "unit": unit,
+                    "op": op, "limit": limit, "met": met, "note": note})
+
+    sel = r.get("selector", {})
+    add("cold_ratio", "Cold first answer / bare Pyodide load", med(sel.get("cold_ratio")), "<=", 1.10, "x")
+    add("longest_task", "Longest main-thread task on /selector/", med(sel.get("longest_task_ms")), "<=", 100, " ms")
+    add("answer_change", "Answer after an input change", med(sel.get("change_ms")), "<=", 10, " ms")
+    add("answer_revisit", "Answer after instant-nav revisit", med(sel.get("revisit_ms")), "<=", 100, " ms")
+    add("build", "Strict build (wall clock)", med(r.get("build", {}).get("mkdocs", {}).get("wall_s")), "<=", 3, " s")
+    wire = r.get("wire", {})
+    for key in CONTENT_PAGES:
+        page = wire.get(key)
+        value = None if not page else page["gzip_bytes"] / KB
+        add(f"wire_{key}", f"{page['path'] if page else key} on the wire (gzip)", value, "<=", 500, " KB")
+    lh = r.get("lighthouse", {}).get("pages", {})
+    for key in CONTENT_PAGES + SELECTOR_PAGES:
+        page = lh.get(key)
+        scores = (page or {}).get("scores", {})
+        path = (page or {}).get("path", key)
+        if key in CONTENT_PAGES:
+            add(f"lh_{key}_performance", f"Lighthouse performance {path}", med(scores.get("performance")), ">=", 95, "")
+        else:
+            add(f"lh_{key}_performance", f"Lighthouse performance {path}", med(scores.get("performance")), ">=", 90, "")
+        add(f"lh_{key}_accessibility", f"Lighthouse accessibility {path}", med(scores.get("accessibility")), ">=", 100, "")
+        add(f"lh_{key}_best-practices", f"Lighthouse best practices {path}", med(scores.get("best-practices")), ">=", 100, "")
+        add(f"lh_{key}_seo", f"Lighthouse SEO {path}", med(scores.get("seo")), ">=", 95, "")
+    return out
+
+
+def fmt(v, unit=""):
+    if v is None:
+        return "not measured"
+    if isinstance(v, float):
+        v = f"{v:.2f}" if abs(v) < 10 else f"{v:.0f}"
+    return f"{v}{unit}"
+
+
+def fmt_stats(s, unit="", scale=1.0):
+    if not s:
+        return "not measured"
+    f = lambda x: fmt(x * scale)  # noqa: E731
+    return f"{f(s['median'])}{unit} ({f(s['min'])}–{f(s['max'])}, n={s['n']})"
+
+
+def met_word(m):
+    return "not measured" if m is None else ("met" if m else "**missed**")
+
+
+def budget_table(rows, date):
+    lines = [f"Budgets, measured {date} (medians):", "",
+             "| Budget | Measured (median) | Met |", "|---|---|---|"]
+    for b in rows:
+        lines.append(f"| {b['budget']} | {fmt(b['measured'], b['unit'])} | {met_word(b['met'])} |")
+    return "\n".join(lines)
+
+
+def markdown(r):
+    rows = r["budgets"]
+    cfg = r["config"]
+    out = [f"# Inference Engine Map benchmark, {r['date']}", "",
+           f"Runs: {cfg['runs']} (medians, with min–max). Machine: {r['machine']}. "
+           f"Chromium {r.get('chromium', '?')}, Lighthouse {r.get('lighthouse', {}).get('version') or 'not run'}.", "",
+           budget_table(rows, r["date"]), ""]
+    b = r.get("build", {})
+    out += ["## Build", "",
+            f"- MkDocs strict build, wall clock: {fmt_stats(b.get('mkdocs', {}).get('wall_s'), ' s')}; "
+            f"as MkDocs reports it: {fmt_stats(b.get('mkdocs', {}).get('reported_s'), ' s')}."]
+    z = b.get("zensical", {})
+    if z.get("wall_s"):
+        out.append(f"- Zensical {z.get('version')}: {fmt_stats(z['wall_s'], ' s')}; Zensical / MkDocs ratio "
+                   f"{fmt_stats(z.get('ratio'), 'x')}. {z.get('note', '')}")
+    else:
+        out.append(f"- Zensical: {z.get('skipped') or z.get('error') or 'not run'}")
+    out += ["", "## Bytes on the wire (fresh visit, every subresource and worker fetch)", "",
+            "| Page | Raw | gzip (precompressed .gz) | Requests |", "|---|---|---|---|"]
+    for key, w in r.get("wire", {}).items():
+        out.append(f"| {w['path']} | {w['raw_bytes'] / KB:.1f} KB | {w['gzip_bytes'] / KB:.1f} KB | {w['requests']} |")
+    s = r.get("selector", {})
+    out += ["", "## Selector", "",
+            f"- Cold first answer (navigation start to `#selector-result[data-state=ready]`): {fmt_stats(s.get('cold_ms'), ' ms')}",
+            f"- Bare Pyodide load in a module worker, same files, same run: {fmt_stats(s.get('bare_cold_ms'), ' ms')}",
+            f"- Ratio (per run): {fmt_stats(s.get('cold_ratio'), 'x')}",
+            f"- Worker's own time to ready: {fmt_stats(s.get('worker_ready_ms'), ' ms')}",
+            f"- Longest main-thread task during load: {fmt_stats(s.get('longest_task_ms'), ' ms')}; "
+            f"total blocking time: {fmt_stats(s.get('total_blocking_ms'), ' ms')}",
+            f"- Answer after an input change (`data-ms`): {fmt_stats(s.get('change_ms'), ' ms')}; "
+            f"change event to DOM: {fmt_stats(s.get('change_event_to_dom_ms'), ' ms')}",
+            f"- Answer after instant navigation away and back (click to answer): {fmt_stats(s.get('revisit_ms'), ' ms')}"
+            f" (instant navigation in every run: {s.get('instant_nav_all')})",
+            f"- Repeat visit, warm HTTP cache: {fmt_stats(s.get('warm_ms'), ' ms')}, "
+            f"{fmt_stats(s.get('warm_wire_bytes'), ' KB', 1 / KB)} on the wire; bare Pyodide warm "
+            f"{fmt_stats(s.get('bare_warm_ms'), ' ms')}", ""]
+    lh = r.get("lighthouse", {})
+    out += ["## Lighthouse", ""]
+    if lh.get("pages"):
+        out += ["| Page | Performance | Accessibility | Best practices | SEO | LCP | TBT | Audits losing points |",
+                "|---|---|---|---|---|---|---|---|"]
+        for key, p in lh["pages"].items():
+            sc = p.get("scores", {})
+            m = p.get("metrics", {})
+            lost = "; ".join(f"{c}: {', '.join(v)}" for c, v in (p.get("failing") or {}).items()) or "none"
+            out.append(f"| {p['path']} | {fmt(med(sc.get('performance')))} | {fmt(med(sc.get('accessibility')))} | "
+                       f"{fmt(med(sc.get('best-practices')))} | {fmt(med(sc.get('seo')))} | "
+                       f"{fmt(med(m.get('lcp_ms')), ' ms')} | {fmt(med(m.get('tbt_ms')), ' ms')} | {lost} |")
+    else:
+        out.append(lh.get("skipped") or lh.get("error") or "not run")
+    if r.get("notes"):
+        out += ["", "## Notes", ""] + [f"- {n}" for n in r["notes"]]
+    return "\n".join(out) + "\n"
+
+
+def update_readme(path, r):
+    text = path.read_text(encoding="utf-8")
+    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+    if start not in text or end not in text:
+        return False
+    body = ("`make bench` (`tests/perf/bench.py`; `--runs N`, `--quick`, `--help`) builds the site with "
+            "`SITE_URL` set to a loopback port, serves it with `Cache-Control` and the precompressed `.gz` files, "
+            "and measures it in headless Chromium (Playwright) and Lighthouse 12.2.3 (mobile, simulated "
+            "throttling). The cold start is compared with a bare page that only loads the same Pyodide files "
+            "in a module worker, in the same run. Results go to `bench-results/bench.md` and "
+            "`bench-results/bench.json`; `tests/perf/ab.py` compares builds visit by visit.\n\n"
+            + budget_table(r["budgets"], r["date"]) + "\n\n"
+            f"Medians of {r['config']['runs']} runs on {r['machine']}; KB = 1000 bytes. "
+            "Timings depend on the machine and its load.")
+    new = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda m: f"{start}\n{body}\n{end}", text, flags=re.S)
+    path.write_text(new, encoding="utf-8")
+    return True
