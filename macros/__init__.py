@@ -19,7 +19,7 @@ def define_env(env):
     simple = [
         "overview_table", "feature_table", "format_table", "format_list", "hardware_table", "quant_reference",
         "quant_engine_table", "gpu_table", "model_table", "trends", "matrix", "tree_list", "tree_diagram",
-        "scenarios", "sources_table", "stale_facts", "verified_table", "tiers_glance", "engine_index", "all_figures",
+        "scenarios", "compare", "sources_table", "stale_facts", "verified_table", "tiers_glance", "engine_index", "all_figures",
     ]
     for name in simple:
         fn = getattr(render, name)

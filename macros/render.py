@@ -448,3 +448,44 @@ def stale_facts(catalog, page, limit=40):
 def verified_table(catalog, page):
     rows = [[engine_link(catalog, e["id"], page), esc(e["verified"])] for e in sorted(catalog.engines.values(), key=lambda e: e["verified"])]
     return block(table(["System", "Last verified"], rows))
+
+
+# -- compare view -------------------------------------------------------------------
+
+def compare(catalog, page):
+    """Every system side by side; a column per system carries ``data-col`` so the page script can
+    show only the ones the reader picks (``?engines=vllm,sglang``). Without JavaScript all columns show."""
+    engines = _engines_ordered(catalog)
+    picker = "".join(
+        f'<label class="iem-check"><input type="checkbox" name="engines" value="{esc(e["id"])}"> {esc(e["name"])}</label>'
+        for e in engines)
+    head = '<th scope="col">Fact</th>' + "".join(
+        f'<th scope="col" data-col="{esc(e["id"])}">{engine_link(catalog, e["id"], page)}</th>' for e in engines)
+
+    def row(label, cells):
+        return (f'<tr><th scope="row">{esc(label)}</th>'
+                + "".join(f'<td data-col="{esc(e["id"])}">{c}</td>' for e, c in zip(engines, cells)) + "</tr>")
+
+    def listed(e, list_name, collection):
+        items = [f'{esc(catalog.name_of(collection, x["id"]))}{"" if x["support"] == "yes" else " (" + esc(x["support"]) + ")"}'
+                 for x in e[list_name] if x["support"] != "no"]
+        return ", ".join(items) or '<span class="iem-unknown">none documented</span>'
+
+    rows = [
+        row("Tier", [tier_link(e["tier"], page) for e in engines]),
+        row("Kind", [esc(KIND_LABEL[e["kind"]]) for e in engines]),
+        row("Status", [esc(e["status"]["value"]) + " " + cite(catalog.cite(e, e["status"]["source"])) for e in engines]),
+        row("License", [esc(e["license"]["value"]) for e in engines]),
+        row("Positioning", [esc(e["positioning"]) for e in engines]),
+    ]
+    rows += [row(label, [_fact_cell(catalog, e, e["features"][key]) for e in engines]) for key, label in FEATURES]
+    rows += [
+        row("Hardware", [listed(e, "hardware", "hardware") for e in engines]),
+        row("Weight formats", [listed(e, "formats", "formats") for e in engines]),
+        row("Quantization", [", ".join(sorted({esc(catalog.name_of("quantization", q["id"])) for q in e["quantization"]}))
+                             or '<span class="iem-unknown">none documented</span>' for e in engines]),
+    ]
+    table_html = (f'<div class="iem-scroll"><table class="iem-table iem-compare" id="compare-table">'
+                  f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    return block(f'<form id="compare-form" class="iem-compare-pick" aria-label="Systems to compare">'
+                 f'<fieldset class="iem-multi"><legend>Compare</legend>{picker}</fieldset></form>{table_html}')

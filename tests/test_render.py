@@ -111,3 +111,11 @@ def test_sources_and_freshness(cat):
 
 def test_all_figures(cat):
     assert render.all_figures(cat, "figures/").count("2x faster") == 2
+
+
+def test_compare_has_a_column_per_system_and_a_picker(cat):
+    html = render.compare(cat, "compare/")
+    assert html.count('<th scope="col" data-col=') == 2
+    assert html.count('name="engines"') == 2
+    rows = html.count("<tr>") - 1
+    assert html.count('data-col="alpha"') == rows + 1  # header cell + one per row

@@ -367,8 +367,31 @@ function nameSearchDialog() {
   for (const dialog of document.querySelectorAll('.md-search[role="dialog"]:not([aria-label])')) dialog.setAttribute("aria-label", "Search");
 }
 
+// Compare view: the table holds every system; the picker hides the columns not chosen.
+function mountCompare() {
+  const form = document.getElementById("compare-form");
+  const table = document.getElementById("compare-table");
+  if (!form || !table || form.dataset.mounted) return;
+  form.dataset.mounted = "1";
+  const boxes = [...form.querySelectorAll('input[name="engines"]')];
+  const apply = () => {
+    const picked = boxes.filter((b) => b.checked).map((b) => b.value);
+    for (const cell of table.querySelectorAll("[data-col]")) cell.hidden = picked.length > 0 && !picked.includes(cell.dataset.col);
+    table.dataset.shown = String(picked.length || boxes.length);
+    return picked;
+  };
+  const wanted = (new URLSearchParams(location.search).get("engines") || "").split(",").filter(Boolean);
+  for (const b of boxes) b.checked = wanted.includes(b.value);
+  apply();
+  form.addEventListener("change", () => {
+    const picked = apply();
+    history.replaceState(history.state, "", picked.length ? `?engines=${picked.join(",")}` : location.pathname);
+  });
+}
+
 function mountAll() {
   nameSearchDialog();
+  mountCompare();
   mountSelector();
   mountDiagrams();
   highlightTree();
