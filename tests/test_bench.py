@@ -64,7 +64,7 @@ def test_selector_timings(report):
         assert number(s[key]) > 50, key  # a Python runtime does not start in 50 ms
     assert 0.2 < number(s["cold_ratio"]) < 10
     for key in ("longest_task_ms", "total_blocking_ms", "change_ms", "change_event_to_dom_ms", "revisit_ms",
-                "warm_wire_bytes"):
+                "warm_wire_bytes", "worker_start_ms", "bare_worker_start_ms"):
         assert number(s[key]) >= 0, key
     assert s["instant_nav_all"] is True, "the revisit was a full page load, not Material's instant navigation"
     assert s["longtask_supported"] is True

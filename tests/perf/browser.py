@@ -76,6 +76,12 @@ def wait_answer(page, after_t=0.0, path=None, timeout=READY_TIMEOUT_MS):
     return page.evaluate(f"() => window.__bench.answers.find({cond})")
 
 
+WORKER_START = """(suffix) => {
+  const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith(suffix));
+  return e ? e.startTime : null;
+}"""
+
+
 def blocking(longtasks, until):
     tasks = [t for t in longtasks if t["start"] < until]
     return {
@@ -114,6 +120,7 @@ def bare_cold(ctx, base):
     if state != "ready":
         raise RuntimeError(f"bare Pyodide page failed: {page.evaluate('() => document.body.dataset.error')} {errs}")
     out = page.evaluate("() => ({ready_ms: window.__bareReady, worker_ms: window.__bareWorkerMs})")
+    out["worker_start_ms"] = page.evaluate(WORKER_START, "/bare-worker.js")
     page.close()
     return out
 
@@ -151,6 +158,7 @@ def selector_visit(ctx, base, changes=5, nav_away="Decision matrix", nav_back="S
     info = page.evaluate("() => ({longtasks: window.__bench.longtasks, lt: window.__bench.ltSupported,"
                          " worker: window.iem ? window.iem.state().readyMs : null})")
     out = {"cold_ms": first["t"], "cold_data_ms": first["ms"], "worker_ready_ms": info["worker"],
+           "worker_start_ms": page.evaluate(WORKER_START, "/selector-worker.js"),
            "longtask_supported": info["lt"], **blocking(info["longtasks"], first["t"])}
 
     page.wait_for_load_state("networkidle")

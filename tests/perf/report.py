@@ -83,11 +83,20 @@ def budget_table(rows, date):
     return "\n".join(lines)
 
 
+def busy_summary(r):
+    vals = [v for run in r.get("selector", {}).get("runs", []) for k, v in run.items()
+            if k.startswith("cpu_busy_before") and v is not None]
+    if not vals:
+        return "not sampled"
+    return f"median {statistics.median(vals):.0%} (max {max(vals):.0%})"
+
+
 def markdown(r):
     rows = r["budgets"]
     cfg = r["config"]
     out = [f"# Inference Engine Map benchmark, {r['date']}", "",
-           f"Runs: {cfg['runs']} (medians, with min–max). Machine: {r['machine']}. "
+           f"Runs: {cfg['runs']} (medians, with min–max). Machine: {r['machine']}; niceness {r.get('niceness')}; "
+           f"CPUs busy with other work just before the timed visits: {busy_summary(r)}. "
            f"Chromium {r.get('chromium', '?')}, Lighthouse {r.get('lighthouse', {}).get('version') or 'not run'}.", "",
            budget_table(rows, r["date"]), ""]
     b = r.get("build", {})
@@ -109,7 +118,10 @@ def markdown(r):
             f"- Cold first answer (navigation start to `#selector-result[data-state=ready]`): {fmt_stats(s.get('cold_ms'), ' ms')}",
             f"- Bare Pyodide load in a module worker, same files, same run: {fmt_stats(s.get('bare_cold_ms'), ' ms')}",
             f"- Ratio (per run): {fmt_stats(s.get('cold_ratio'), 'x')}",
-            f"- Worker's own time to ready: {fmt_stats(s.get('worker_ready_ms'), ' ms')}",
+            f"- Where the selector's time goes: its worker starts {fmt_stats(s.get('worker_start_ms'), ' ms')} after "
+            f"navigation (the bare page's: {fmt_stats(s.get('bare_worker_start_ms'), ' ms')}), is ready "
+            f"{fmt_stats(s.get('worker_ready_ms'), ' ms')} later (Pyodide, wheel, import, catalog), and the first "
+            f"answer is on screen {fmt_stats(s.get('ready_to_answer_ms'), ' ms')} after that",
             f"- Longest main-thread task during load: {fmt_stats(s.get('longest_task_ms'), ' ms')}; "
             f"total blocking time: {fmt_stats(s.get('total_blocking_ms'), ' ms')}",
             f"- Answer after an input change (`data-ms`): {fmt_stats(s.get('change_ms'), ' ms')}; "

@@ -27,10 +27,13 @@ const wasmFailed = new Promise((_, reject) => {
 
 const started = performance.now();
 const ready = (async () => {
+  // Pyodide starts at once; the manifest, the wheel and the catalog download while it loads.
+  const pyodideP = Promise.race([loadPyodide({ indexURL: new URL("pyodide/", assets).href, fullStdLib: false }), wasmFailed]);
+  pyodideP.catch(() => {}); // awaited below; an earlier error (manifest) is the one reported
   const manifest = await (await fetchOk(new URL("selector/manifest.json", assets), "manifest")).json();
   const wheelP = fetchOk(new URL(`selector/${manifest.wheel}`, assets), "selector wheel").then((r) => r.arrayBuffer());
   const catalogP = fetchOk(new URL(`selector/${manifest.catalog}`, assets), "catalog").then((r) => r.text());
-  const py = await Promise.race([loadPyodide({ indexURL: new URL("pyodide/", assets).href, fullStdLib: false }), wasmFailed]);
+  const py = await pyodideP;
   try {
     py.unpackArchive(new Uint8Array(await wheelP), "wheel");
   } catch (err) {
