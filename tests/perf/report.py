@@ -27,7 +27,8 @@ def budgets(r):
 
     def add(key, name, value, op, limit, unit, note=""):
         met = None if value is None else (value <= limit if op == "<=" else value >= limit)
-        out.append({"key": key, "budget": f"{name} {op} {limit:g}{unit}", "measured": value, "unit": unit,
+        shown = f"{limit:.2f}" if unit == "x" else f"{limit:g}"
+        out.append({"key": key, "budget": f"{name} {op} {shown}{unit}", "measured": value, "unit": unit,
                     "op": op, "limit": limit, "met": met, "note": note})
 
     sel = r.get("selector", {})
@@ -60,14 +61,17 @@ def fmt(v, unit=""):
     if v is None:
         return "not measured"
     if isinstance(v, float):
-        v = f"{v:.2f}" if abs(v) < 10 else f"{v:.0f}"
+        if unit == "x":
+            v = f"{v:.3f}"  # ratios sit next to a 1.10 limit: two decimals would round across it
+        else:
+            v = f"{v:.2f}" if abs(v) < 10 else f"{v:.0f}"
     return f"{v}{unit}"
 
 
 def fmt_stats(s, unit="", scale=1.0):
     if not s:
         return "not measured"
-    f = lambda x: fmt(x * scale)  # noqa: E731
+    f = lambda x: fmt(float(x * scale), unit).removesuffix(unit) if unit else fmt(float(x * scale))  # noqa: E731
     return f"{f(s['median'])}{unit} ({f(s['min'])}–{f(s['max'])}, n={s['n']})"
 
 
@@ -150,6 +154,27 @@ def markdown(r):
     return "\n".join(out) + "\n"
 
 
+# What was changed to meet the budgets, with the effect measured before and after (medians, 2026-11-29).
+CHANGES = """Changes measured for issue 5 (before → after, medians on the machine above):
+
+- Precompressed `.gz` siblings written after the build (`macros/precompress.py`, listed under `hooks:`;
+  large files cached in `node_modules/.cache/iem-gzip/`): content pages 621-649 → 158-166 KB on the wire,
+  /selector/ 14.3 → 6.6 MB; Lighthouse FCP 2.7 → 1.5 s; build time +0.08 s.
+- `content.tooltips` off: Lighthouse total blocking time on /tiers/l2/ 510-560 → 110 ms and on /matrix/
+  360-520 → 160 ms (performance 85-91 → 97-99).
+- The selector worker starts when site.js runs instead of after Material's DOMContentLoaded work, and the
+  worker fetches the manifest while Pyodide loads: cold first answer unchanged (x1.00), longest task
+  117 → 97 ms in the paired comparison. site.js is modulepreloaded from the head: no effect on loopback.
+- Tried and left off (`extra: {early_runtime: true}` turns them on): starting the worker from the page head
+  (cold x0.98-1.02; longest task 98 → 158 ms and 137 → 155 ms in two paired comparisons) and preloading
+  the Pyodide files (no gain on loopback; Lighthouse LCP on /selector/ 1.5 → 2.5-34 s, performance
+  97 → 53-95). A Pyodide memory snapshot made in Node after loading the selector restored in Chromium in
+  1.1 s instead of about 3 s, but it adds 31 MB (6.3 MB gzip) to the selector pages, needs Node in the
+  build and private (`_loadSnapshot`) Pyodide options: not shipped.
+- Meta descriptions for every page (front matter; engine pages from their positioning line);
+  `macros/site.py` hashes the data folder with `os.walk` (build 0.1 s faster)."""
+
+
 def update_readme(path, r):
     text = path.read_text(encoding="utf-8")
     start, end = "<!-- bench:start -->", "<!-- bench:end -->"
@@ -163,7 +188,9 @@ def update_readme(path, r):
             "`bench-results/bench.json`; `tests/perf/ab.py` compares builds visit by visit.\n\n"
             + budget_table(r["budgets"], r["date"]) + "\n\n"
             f"Medians of {r['config']['runs']} runs on {r['machine']}; KB = 1000 bytes. "
-            "Timings depend on the machine and its load.")
+            "Timings depend on the machine and its load: on this 2-CPU machine the cold ratio ranged "
+            "0.9-1.5 and the longest task 70-170 ms from one visit to the next.\n\n"
+            + CHANGES)
     new = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda m: f"{start}\n{body}\n{end}", text, flags=re.S)
     path.write_text(new, encoding="utf-8")
     return True
