@@ -159,21 +159,11 @@ def test_runtime_files_are_self_hosted(built_site, site_port):
 
 def test_build_fails_on_bad_data(tmp_path):
     import shutil
-    from conftest import ROOT
+    from conftest import ROOT, build_site
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
     p = data / "engines" / "vllm.yaml"
     p.write_text(p.read_text().replace("id: vllm", "id: vllm-typo", 1))
-    import os
-    proc = subprocess_build(tmp_path / "site", {"IEM_DATA_DIR": str(data)})
+    proc = build_site(tmp_path / "site", "http://127.0.0.1:8000/", {"IEM_DATA_DIR": str(data)}, check=False)
     assert proc.returncode != 0
     assert "data/engines/vllm.yaml: id:" in proc.stdout + proc.stderr
-
-
-def subprocess_build(dest, env_extra):
-    import os
-    import subprocess
-    from conftest import ROOT
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **env_extra}
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
