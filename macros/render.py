@@ -150,10 +150,10 @@ def quant_engine_table(catalog, page):
 
 
 def gpu_table(catalog, page):
-    rows = [[esc(g["name"]), esc(catalog.name_of("hardware", g["hardware"])), esc(f'{g["memory_gb"]:g} GB'),
+    rows = [[esc(g["name"]), esc(catalog.name_of("hardware", g["hardware"])), esc(f'{g["memory_gib"]:g} GiB'),
              esc(g.get("memory_type", "")), esc(f'{g["bandwidth_gbs"]:g} GB/s'),
              esc(g.get("note", "")) + " " + cite(catalog.cite(g, g["source"]))]
-            for g in sorted(catalog.gpus.values(), key=lambda g: (g["hardware"], -g["memory_gb"]))]
+            for g in sorted(catalog.gpus.values(), key=lambda g: (g["hardware"], -g["memory_gib"]))]
     return block(table(["Accelerator", "Family", "Memory", "Type", "Bandwidth", "Notes"], rows))
 
 

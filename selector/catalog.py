@@ -19,6 +19,7 @@ COLLECTIONS = {
     "trends": "trend.schema.json",
     "matrix": "dimension.schema.json",
     "scenarios": "scenario.schema.json",
+    "results": "result-set.schema.json",
 }
 # single files at the top of data/
 SINGLETONS = {

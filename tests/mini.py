@@ -40,7 +40,7 @@ def engine(eid, name, tier="L2", status="active", **kw):
 def mini_catalog():
     raw = {
         "hardware": {"gpu-x": {"id": "gpu-x", "name": "GPU X", "vendor": "V", "summary": "s", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
-        "gpus": {"x80": {"id": "x80", "name": "X 80GB", "hardware": "gpu-x", "memory_gb": 80, "bandwidth_gbs": 3350, "source": "d", "sources": SRC, "verified": "2026-01-02"}},
+        "gpus": {"x80": {"id": "x80", "name": "X 80GB", "hardware": "gpu-x", "memory_gib": 80, "memory_mode": "discrete", "bandwidth_gbs": 3350, "source": "d", "sources": SRC, "verified": "2026-01-02"}},
         "formats": {"fmt": {"id": "fmt", "name": "Fmt", "summary": "a format", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
         "quantization": {"q8": {"id": "q8", "name": "Q8", "applies_to": "weights", "bits_per_weight": 8, "native_hardware": ["gpu-x"],
                                 "summary": "eight bits", "source": "d", "sources": SRC, "verified": "2026-01-02"},

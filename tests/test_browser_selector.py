@@ -105,9 +105,9 @@ def test_url_query_reproduces_an_answer_and_inputs_update_the_url(page, catalog)
     assert got["engines"][0] == "sglang"
     assert page.eval_on_selector("#q-need", "e => e.value") == "moe-prefix"
     before = got["seq"]
-    page.select_option("#q-hardware", "amd-instinct")
+    page.select_option("#q-hardware", "amd-instinct-cdna3")
     wait_seq(page, before)
-    assert "hardware=amd-instinct" in page.url
+    assert "hardware=amd-instinct-cdna3" in page.url
     assert "tensorrt-llm" not in result_of(page)["engines"]
 
 
@@ -161,7 +161,7 @@ def test_instant_navigation_away_and_back_keeps_the_worker(page):
 
 FIT_CASES = [
     {"model": "gpt-oss-120b", "quantization": "mxfp4", "gpus": 1, "gpu_memory_gb": 80},
-    {"model": "deepseek-r1", "quantization": "gguf-kquant", "gpus": 1, "gpu_memory_gb": 24, "ram_gb": 512},
+    {"model": "deepseek-r1", "quantization": "gguf-q4-k-m", "gpus": 1, "gpu_memory_gb": 24, "ram_gb": 512},
     {"model": "llama-3.1-70b", "gpus": 2, "gpu_memory_gb": 48, "context_tokens": 32768, "concurrency": 4},
     {"model": "qwen3-8b", "gpu_memory_gb": 24},
 ]

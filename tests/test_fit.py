@@ -58,14 +58,14 @@ def test_gpt_oss_120b_bf16_does_not_fit_one_card(catalog):
 
 def test_deepseek_r1_on_one_24gb_gpu_with_ktransformers_ram(catalog):
     """KTransformers tutorial: full DeepSeek-R1 Q4_K_M on one 24 GB GPU with 382 G of DRAM (read as GiB)."""
-    fit = estimate(catalog, "deepseek-r1", "gguf-kquant", 1, 24, ram_gb=382 * GIB)
+    fit = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", 1, 24, ram_gb=382 * GIB)
     assert not fit["fits_gpu"]
     assert fit["fits_with_offload"], fit
     assert fit["offload"]["gpu_gb"] < 24 and fit["offload"]["gpu_gb"] > 8
 
 
 def test_deepseek_r1_offload_fails_without_enough_ram(catalog):
-    fit = estimate(catalog, "deepseek-r1", "gguf-kquant", 1, 24, ram_gb=256)
+    fit = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", 1, 24, ram_gb=256)
     assert not fit["fits_gpu"] and not fit["fits_with_offload"]
     assert any("host RAM needs" in n for n in fit["notes"])
 
@@ -76,7 +76,7 @@ def test_deepseek_v3_fp8_needs_a_node_of_h200s(catalog):
 
 
 def test_dense_partial_offload(catalog):
-    fit = estimate(catalog, "llama-3.1-70b", "gguf-kquant", 1, 24, ram_gb=64)
+    fit = estimate(catalog, "llama-3.1-70b", "gguf-q4-k-m", 1, 24, ram_gb=64)
     assert not fit["fits_gpu"] and fit["fits_with_offload"]
 
 

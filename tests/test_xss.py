@@ -462,7 +462,7 @@ def test_selector_shows_payloads_as_text(hostile, xpage):
          "gpu_memory_gb": 80, "gpus": 8, "ram_gb": 2048, "workload": workloads, "priority": "throughput"},
         {"scale": "service", "hardware": "cpu", "quantization": "fp8", "weights": "gguf", "workload": workloads,
          "priority": "latency"},
-        {"scale": "service", "need": "moe-prefix", "hardware": "amd-instinct", "workload": workloads[:3], "priority": "ease"},
+        {"scale": "service", "need": "moe-prefix", "hardware": "amd-instinct-cdna3", "workload": workloads[:3], "priority": "ease"},
         {"scale": "local", "need": "huge-moe-low-vram", "model": "deepseek-r1", "gpu_memory_gb": 24, "ram_gb": 1024,
          "workload": workloads, "priority": "coverage"},
         {"scale": "local", "hardware": "apple-silicon", "weights": "mlx", "workload": workloads, "priority": "hardware-breadth"},
@@ -472,7 +472,7 @@ def test_selector_shows_payloads_as_text(hostile, xpage):
         _ask(pg, answers)
         pg.evaluate("document.querySelectorAll('#selector-result details').forEach(d => d.open = true)")
         _check(pg, f"selector {answers}", seen)
-    pg.goto(pg.base + "fit/?model=deepseek-r1&quantization=gguf-kquant&gpus=1&gpu_memory_gb=24&ram_gb=512", wait_until="load")
+    pg.goto(pg.base + "fit/?model=deepseek-r1&quantization=gguf-q4-k-m&gpus=1&gpu_memory_gb=24&ram_gb=512", wait_until="load")
     pg.wait_for_function("document.querySelector('#selector-result').dataset.state === 'ready'", timeout=60000)
     _check(pg, "fit", seen)
     text = "\n".join(seen)
