@@ -49,6 +49,28 @@ def cmd_validate(args):
     return 0
 
 
+def cmd_coverage(args):
+    from .coverage import GRIDS, coverage
+    catalog = _load_or_exit(args.data_dir)
+    per_engine, totals = coverage(catalog.raw)
+    if args.engine:
+        per_engine = {k: v for k, v in per_engine.items() if k == args.engine}
+        if not per_engine:
+            print(f"error: --engine: {args.engine!r} is not an engine id; use one of {', '.join(sorted(catalog.engines))}", file=sys.stderr)
+            return 2
+    width = max((len(e) for e in per_engine), default=6)
+    print(f"{'engine':<{width}}  " + "  ".join(f"{g:>14}" for g in GRIDS))
+    for engine_id, grids in per_engine.items():
+        print(f"{engine_id:<{width}}  " + "  ".join(f"{grids[g]['unknown']:>5} of {grids[g]['cells']:<5}" for g in GRIDS))
+    print(f"{'all':<{width}}  " + "  ".join(f"{totals[g]['share']:>13.0%} " for g in GRIDS) + " undocumented")
+    if args.list:
+        for engine_id, grids in per_engine.items():
+            for g in GRIDS:
+                for cell in grids[g]["missing"]:
+                    print(f"{engine_id}\t{g}\t{cell}")
+    return 0
+
+
 def _emit(response):
     if response["ok"]:
         print(json.dumps(response["result"], indent=2, sort_keys=True))
@@ -109,6 +131,11 @@ def main(argv=None):
     p.add_argument("--concurrency", type=int)
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_fit)
+    p = sub.add_parser("coverage", help="count the undocumented cells of each engine's support grids")
+    p.add_argument("--engine", help="only this engine")
+    p.add_argument("--list", action="store_true", help="also list every undocumented cell")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_coverage)
     p = sub.add_parser("fix", help="normalise formatting and key order of data files")
     p.add_argument("data_dir", nargs="?", default=DEFAULT_DATA, type=Path)
     p.add_argument("--check", action="store_true", help="only list files that would change")

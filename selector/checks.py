@@ -13,6 +13,13 @@ from .catalog import COLLECTIONS, SINGLETONS, Problem
 from .suggest import did_you_mean
 
 STALE_DAYS = 180
+# features whose fact may list methods: speculative decoding methods; CPU offload kinds (experts: routed
+# experts held and computed on the CPU; layers: whole layers held and computed on the CPU;
+# weights-streaming: weights held in host RAM and copied to the GPU for each use)
+FEATURE_METHODS = {
+    "speculative_decoding": {"ngram", "draft-model", "eagle", "eagle3", "medusa", "mtp", "lookahead", "suffix"},
+    "cpu_offload": {"experts", "layers", "weights-streaming"},
+}
 CHECKS = []
 
 
@@ -163,12 +170,13 @@ def check_engine_references(data, ctx):
             msg = _ref(ctx, "engines", succ, "engine")
             if msg:
                 yield "engines", engine_id, f"status.successors[{i}]", msg
-        methods = engine["features"]["speculative_decoding"].get("methods", [])
-        allowed = {"ngram", "draft-model", "eagle", "eagle3", "medusa", "mtp", "lookahead"}
-        for i, method in enumerate(methods):
-            if method not in allowed:
-                yield "engines", engine_id, f"features.speculative_decoding.methods[{i}]", \
-                    f"{method!r} is not a known method{did_you_mean(method, allowed)}; use one of {sorted(allowed)}"
+        for feature, fact in engine["features"].items():
+            allowed = FEATURE_METHODS.get(feature, set())
+            for i, method in enumerate(fact.get("methods", [])):
+                if method not in allowed:
+                    hint = f"use one of {sorted(allowed)}" if allowed else "this feature takes no methods; remove the list"
+                    yield "engines", engine_id, f"features.{feature}.methods[{i}]", \
+                        f"{method!r} is not a known method{did_you_mean(method, allowed)}; {hint}"
 
 
 @check
@@ -295,6 +303,20 @@ def check_scenarios_answer(data, ctx):
         if top not in scen["engines"]:
             yield "scenarios", s_id, "engines", (f"the selector's first candidate for these answers is {top!r}, "
                                                  f"not one of {scen['engines']}; fix the answers or the engines")
+
+
+@check
+def check_support_coverage(data, ctx):
+    """Notes (listed by ``validate --warnings``): the cells of each engine's grids that no source documents yet."""
+    from .coverage import GRIDS, coverage
+    per_engine, _ = coverage(data)
+    for engine_id, grids in per_engine.items():
+        for grid in GRIDS:
+            row = grids[grid]
+            if row["unknown"]:
+                shown = ", ".join(row["missing"][:12]) + (f" and {row['unknown'] - 12} more" if row["unknown"] > 12 else "")
+                yield "engines", engine_id, grid, (f"{row['unknown']} of {row['cells']} cells not documented yet: {shown}; "
+                                                   "add a row with yes, partial or no and its source"), "info"
 
 
 def run_checks(data, files, today=None):
