@@ -1,50 +1,81 @@
-"""mkdocs-macros entry point: thin wrappers around the pure renderers.
+"""mkdocs-macros entry point: wiring only.
 
-Every macro takes the catalog from :func:`macros.site.catalog` (the same loader
-``python -m selector validate`` uses) and the current page URL for relative links.
+Each macro takes the catalog from :func:`macros.site.catalog` (the loader ``python -m selector
+validate`` uses), asks a renderer in :mod:`macros.views` for data, renders it with a template from
+``macros/templates/`` and hands Markdown a placeholder (:func:`macros.site.stash`): the markup is put
+in after Markdown has run (``hooks.on_page_content``), so data text never reaches a Markdown parser.
+Headings stay Markdown (the table of contents needs them) and their text is escaped for Markdown.
 """
 
-from . import forms, render, site
-from .html import md_text
+from . import forms, site, views
+from .templating import render
+
+# macro name -> (renderer, template, name of the template variable)
+TABLES = {
+    "overview_table": views.overview_table, "feature_table": views.feature_table, "format_table": views.format_table,
+    "format_list": views.format_list, "hardware_table": views.hardware_table, "quant_reference": views.quant_reference,
+    "quant_engine_table": views.quant_engine_table, "gpu_table": views.gpu_table, "model_table": views.model_table,
+    "scenarios": views.scenarios, "sources_table": views.sources_table, "stale_facts": views.stale_facts,
+    "verified_table": views.verified_table, "tiers_glance": views.tiers_glance, "all_figures": views.all_figures,
+}
+BLOCKS = {"tree_list": (views.tree_list, "tree-list.html"), "tree_diagram": (views.tree_diagram, "tree-diagram.html"),
+          "compare": (views.compare, "compare.html")}
+
+
+def sections_markdown(view, page_url, heading_level=2):
+    """Markdown for a list of sections: a Markdown heading (escaped) and a placeholder for each block."""
+    out = []
+    for sec in view["sections"]:
+        if sec["heading"]:
+            out.append("#" * heading_level + " " + site.md_heading(sec["heading"]))
+        out.append(site.stash(render(sec["template"], page_url, **sec["data"])))
+    return "\n\n".join(out)
 
 
 def define_env(env):
     def page_url():
-        page = env.page
-        return page.url if page is not None else ""
+        return env.page.url if env.page is not None else ""
 
-    def cat():
-        return site.catalog()
+    cat = site.catalog
 
-    simple = [
-        "overview_table", "feature_table", "format_table", "format_list", "hardware_table", "quant_reference",
-        "quant_engine_table", "gpu_table", "model_table", "trends", "matrix", "tree_list", "tree_diagram",
-        "scenarios", "compare", "sources_table", "stale_facts", "verified_table", "tiers_glance", "engine_index", "all_figures",
-    ]
-    for name in simple:
-        fn = getattr(render, name)
-        env.macro(lambda fn=fn: fn(cat(), page_url()), name)
+    for name, fn in TABLES.items():
+        env.macro(lambda fn=fn: site.stash(render("table.html", page_url(), t=fn(cat()), empty="")), name)
+    for name, (fn, template) in BLOCKS.items():
+        env.macro(lambda fn=fn, template=template: site.stash(render(template, page_url(), **fn(cat()))), name)
 
     @env.macro
-    def engine_page(engine_id):
-        return render.engine_page(cat(), engine_id, page_url())
+    def matrix():
+        data = views.matrix(cat())
+        return (site.stash(render("table.html", page_url(), t=data["scores"], empty="")) + "\n\n## Why each score\n\n"
+                + site.stash(render("table.html", page_url(), t=data["notes"], empty="")))
 
     @env.macro
-    def engine_name(engine_id):
-        return md_text(cat().engines[engine_id]["name"])  # a Markdown heading: escape Markdown too
+    def trends():
+        return sections_markdown(views.trends(cat()), page_url())
+
+    @env.macro
+    def engine_index():
+        return sections_markdown(views.engine_index(cat()), page_url())
+
+    @env.macro
+    def engine_page():
+        """The page of the engine this generated page belongs to (from its file name, never from page source)."""
+        view = views.engine_page(cat(), site.engine_id_of(env.page))
+        head = site.stash(render("engine-head.html", page_url(), **view["head"]))
+        return f"# {site.md_heading(view['name'])}\n\n{head}\n\n" + sections_markdown(view, page_url())
 
     @env.macro
     def tier_page(tier_id):
-        return render.tier_page(cat(), tier_id, page_url())
+        return sections_markdown(views.tier_page(cat(), tier_id), page_url())
 
     @env.macro
     def tier_title(tier_id):
         tier = cat().tiers[tier_id]
-        return md_text(f"{tier['id']} {tier['name']}")
+        return site.md_heading(f"{tier['id']} {tier['name']}")
 
     @env.macro
     def selector_form(op="recommend"):
-        return forms.form(cat(), page_url(), op)
+        return site.stash(render("form.html", page_url(), **forms.form(cat(), op)))
 
     @env.macro
     def count(collection):

@@ -10,6 +10,7 @@
 import base64
 import hashlib
 import html
+from html.parser import HTMLParser
 import json
 import re
 import sys
@@ -21,6 +22,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from macros import site
+from macros.templating import render
 
 
 def on_config(config):
@@ -57,15 +59,21 @@ def _generated(config, path, content):
     return File.generated(config, path, content=content)
 
 
+def on_pre_build(config):
+    site.clear_stash()
+
+
 def on_files(files, config):
     cat = site.catalog()
     for engine_id in sorted(cat.engines):
-        # front-matter title: Material's <title> uses it as is, instead of `page.title | striptags`,
-        # which would unescape the name again
+        if not site.ID_RE.fullmatch(engine_id):  # the schema's pattern may be edited; this check is not data
+            raise PluginError(f"data/engines/{engine_id!r}: engine ids are lowercase letters, digits, dots and hyphens")
+        # The page source is constant: the macro finds its engine from the file name, so no id or name
+        # ever becomes template source. Front matter holds the title as a JSON string (YAML reads it as
+        # text); Material prints titles as HTML, hence title_html.
         front = (f"---\ntitle: {json.dumps(title_html(cat.engines[engine_id]['name']))}\n"
                  f"description: {json.dumps(title_html(_description(cat.engines[engine_id])))}\n---\n")
-        files.append(_generated(config, f"engines/{engine_id}.md",
-                                front + f"# {{{{ engine_name('{engine_id}') }}}}\n\n{{{{ engine_page('{engine_id}') }}}}\n"))
+        files.append(_generated(config, f"engines/{engine_id}.md", front + "{{ engine_page() }}\n"))
     files.append(_generated(config, "api/catalog.json", site.catalog_json(cat)))
     files.append(_generated(config, "assets/selector/catalog.json", site.catalog_json(cat, trimmed=True)))
     files.append(_generated(config, f"assets/selector/{site.WHEEL_NAME}", site.build_wheel()))
@@ -107,18 +115,36 @@ CSP_BASE = {
     "base-uri": ["'self'"],
     "form-action": ["'self'"],
 }
-INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S | re.I)
+class _InlineScripts(HTMLParser):
+    """Collects the text of inline scripts (no ``src``, not JSON data) exactly as the page holds it."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=False)
+        self.bodies, self._open = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            attrs = dict(attrs)
+            inline = "src" not in attrs and "json" not in (attrs.get("type") or "")
+            self._open = [] if inline else None
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._open is not None:
+            body = "".join(self._open)
+            if body.strip():
+                self.bodies.append(body)
+            self._open = None
 
 
 def inline_script_hashes(html):
-    hashes = []
-    for m in INLINE_SCRIPT.finditer(html):
-        attrs = m.group("attrs")
-        if "src=" in attrs or "application/json" in attrs or not m.group("body").strip():
-            continue
-        digest = base64.b64encode(hashlib.sha256(m.group("body").encode()).digest()).decode()
-        hashes.append(f"'sha256-{digest}'")
-    return sorted(set(hashes))
+    parser = _InlineScripts()
+    parser.feed(html)
+    parser.close()
+    return sorted({"'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'" for body in parser.bodies})
 
 
 def csp_policy(hashes=()):
@@ -132,10 +158,18 @@ def csp_policy(hashes=()):
 _all_hashes = set()
 
 
+def on_page_content(html, page, config, files):
+    """Put the markup the macros rendered in place of their placeholders, after Markdown has run."""
+    try:
+        return site.unstash(html)
+    except site.DataError as exc:
+        raise PluginError(str(exc)) from None
+
+
 def on_post_page(output, page, config):
     hashes = inline_script_hashes(output)
     _all_hashes.update(hashes)
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{csp_policy(hashes)}">'
+    meta = render("csp-meta.html", policy=csp_policy(hashes))
     return output.replace("<head>", "<head>\n" + meta, 1)
 
 

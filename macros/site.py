@@ -4,6 +4,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,10 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 WHEEL_NAME = f"selector-{__version__}-py3-none-any.whl"
 
 _cache = {}
+_stash = {}
+ID_RE = re.compile(r"[a-z0-9][a-z0-9.-]{0,63}")
+PLACEHOLDER = re.compile(r"<!--(iem[0-9a-f]{24})-->")
+MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 
 
 class DataError(Exception):
@@ -85,3 +90,47 @@ def build_wheel(package_dir=ROOT / "selector"):
 
 def node_modules():
     return Path(os.environ.get("IEM_NODE_MODULES", ROOT / "node_modules"))
+
+
+# -- markup placeholders ---------------------------------------------------------------------------
+# Macros run before Markdown. They hand Markdown an HTML comment naming the rendered markup, and
+# hooks.on_page_content puts the markup in after Markdown has run, so no text from the data (a fence,
+# an attribute list, a reference definition, raw HTML) is ever parsed as Markdown.
+
+def clear_stash():
+    _stash.clear()
+
+
+def stash(html):
+    """Keep ``html`` for :func:`unstash` and return the Markdown placeholder that stands for it."""
+    key = "iem" + hashlib.sha256(html.encode("utf-8")).hexdigest()[:24]
+    _stash[key] = html
+    return f"\n\n<!--{key}-->\n\n"
+
+
+def unstash(html):
+    """Replace every placeholder in a page's HTML with the markup it stands for."""
+    def sub(match):
+        try:
+            return _stash[match.group(1)]
+        except KeyError:
+            raise DataError(f"internal: no markup for placeholder {match.group(1)}") from None
+    return PLACEHOLDER.sub(sub, html)
+
+
+def md_heading(text):
+    """Data text as the text of a Markdown heading: one line, HTML specials as entities, Markdown
+    specials backslashed (so ``{: onclick=...}`` or ``[x](javascript:)`` stay literal)."""
+    line = " ".join(str(text).split())
+    line = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return MD_SPECIAL.sub(r"\\\1", line)
+
+
+def engine_id_of(page):
+    """The engine id of a generated engine page, from its file name (``engines/<id>.md``)."""
+    src = page.file.src_uri if page is not None else ""
+    folder, _, name = src.rpartition("/")
+    engine_id = name[:-3] if name.endswith(".md") else ""
+    if folder != "engines" or not ID_RE.fullmatch(engine_id) or engine_id not in catalog().engines:
+        raise DataError(f"{src!r} is not a generated engine page")
+    return engine_id

@@ -1,17 +1,37 @@
-"""Each renderer on a tiny catalog: structure, links, citations and escaping."""
+"""Renderers on a tiny catalog: the data they return, and the markup their templates make of it."""
 
 import re
 
 import pytest
 
-from macros import render
-from macros.html import esc, md_text, rel
+from macros import forms, views
+from macros.templating import rel, render
 from mini import mini_catalog
 
 
 @pytest.fixture()
 def cat():
     return mini_catalog()
+
+
+def table_html(t, page="overview/"):
+    return render("table.html", page, t=t, empty="")
+
+
+def cell_text(cell):
+    """The visible text of a cell (a list of parts), for assertions on data."""
+    out = []
+    for p in cell:
+        for key in ("text", "strong", "small", "warn", "unknown", "span", "sep"):
+            if key in p:
+                out.append(str(p[key]))
+        if "link" in p:
+            out.append(p["link"]["text"])
+        if "ext" in p:
+            out.append(p["ext"]["text"])
+        if "fact" in p:
+            out.append(p["fact"]["value"])
+    return " ".join(out)
 
 
 def test_rel_links():
@@ -22,100 +42,205 @@ def test_rel_links():
     assert rel("tiers/l1/", "tiers/l1/") == "./"
 
 
-def test_escaping_helpers():
-    assert esc('<a href="x">') == "&lt;a href=&quot;x&quot;&gt;"
-    assert "\\*" in md_text("*bold*") and "&lt;" in md_text("<i>")
+def test_overview_rows_are_data(cat):
+    t = views.overview_table(cat)
+    assert [cell_text(r[0]) for r in t["rows"]] == ["Alpha", "Beta"]
+    beta = t["rows"][1]
+    assert beta[0] == [{"link": {"href": "engines/beta/", "text": "Beta"}}]
+    assert cell_text(beta[5]) == "⚠ maintenance since 2025-01-01"
+    assert cell_text(beta[3]) == "Team & Co"
 
 
-def test_overview_table(cat):
-    html = render.overview_table(cat, "overview/")
+def test_overview_markup_links_relative_and_escapes(cat):
+    html = table_html(views.overview_table(cat))
     assert html.count("<tr>") == 3  # header + two engines
     assert 'href="../engines/alpha/"' in html and "Team &amp; Co" in html
     assert "maintenance since 2025-01-01" in html
 
 
-def test_feature_and_support_grids(cat):
-    html = render.feature_table(cat, "overview/")
+def test_feature_grid_cells(cat):
+    t = views.feature_table(cat)
+    assert len(t["rows"]) == len(views.FEATURES) and len(t["headers"]) == 3
+    values = [c[0]["fact"]["value"] for row in t["rows"] for c in row[1:]]
+    assert values == ["yes"] * 24
+    assert t["rows"][0][1][0]["fact"]["cite"]["url"] == "https://example.org/docs"
+    html = table_html(t)
     assert html.count("iem-yes") == 24 and "OpenAI-compatible API" in html
-    fmt = render.format_table(cat, "formats/")
-    assert "iem-partial" in fmt and 'title="beta"' in fmt
-    hw = render.hardware_table(cat, "overview/")
-    assert "GPU X" in hw
 
 
-def test_citation_is_escaped_link(cat):
-    html = render.feature_table(cat, "overview/")
+def test_support_grids_mark_undocumented_cells(cat):
+    fmt = views.format_table(cat)
+    assert fmt["rows"][0][1][0]["fact"]["value"] == "partial" and fmt["rows"][0][1][0]["fact"]["note"] == "beta"
+    cat.engines["beta"]["formats"] = []
+    fmt = views.format_table(cat)
+    missing = fmt["rows"][0][2][0]["fact"]
+    assert missing["value"] == "unknown" and missing["note"] == "No source found" and missing["cite"] is None
+    html = table_html(fmt, "formats/")
+    assert 'title="beta"' in html and 'title="No source found"' in html and "iem-unknown" in html
+    assert cell_text(views.hardware_table(cat)["rows"][0][0]) == "GPU X"
+
+
+def test_citation_is_an_escaped_link(cat):
+    html = table_html(views.feature_table(cat))
     assert 'href="https://example.org/docs"' in html
     assert "Docs &lt;b&gt;" in html and "Docs <b>" not in html
 
 
 def test_quant_tables(cat):
-    ref = render.quant_reference(cat, "quantization/")
-    assert "GPU X" in ref and "none (stored, computed wider)" in ref
-    grid = render.quant_engine_table(cat, "quantization/")
-    assert grid.count("<small>GPU X</small>") == 2
+    ref = views.quant_reference(cat)
+    by_name = {cell_text(r[0][:1]) or r[0][0]["text"]: r for r in ref["rows"]}
+    assert cell_text(by_name["Q8"][3]) == "GPU X" and cell_text(by_name["BF"][3]) == "none (stored, computed wider)"
+    grid = views.quant_engine_table(cat)
+    q8 = next(r for r in grid["rows"] if cell_text(r[0]) == "Q8")
+    assert [p for p in q8[1] if "small" in p] == [{"small": "GPU X"}]
+    bf = next(r for r in grid["rows"] if cell_text(r[0]) == "BF")
+    assert bf[1][0]["fact"]["value"] == "unknown"
+    assert table_html(grid, "quantization/").count("<small>GPU X</small>") == 2
 
 
 def test_gpu_and_model_tables(cat):
-    assert "3350 GB/s" in render.gpu_table(cat, "quantization/")
-    assert "GQA, 8 KV heads × 128" in render.model_table(cat, "models/")
+    gpu = views.gpu_table(cat)["rows"][0]
+    assert cell_text(gpu[2]) == "80 GiB" and cell_text(gpu[4]) == "3350 GB/s"
+    assert cell_text(views.model_table(cat)["rows"][0][5]) == "GQA, 8 KV heads × 128"
 
 
-def test_engine_page(cat):
-    md = render.engine_page(cat, "beta", "engines/beta/")
-    for heading in ("## When to pick it", "## Serving features", "## Hardware", "## Quantization", "## Headline figures", "## Milestones", "## Sources"):
-        assert heading in md
-    assert "vendor-reported" in md and "2x faster" in md
-    assert 'href="../alpha/"' in md  # successor link
-    assert "admonition warning" in md
+def test_attention_text_names_layer_kinds():
+    model = {"attention": {"type": "gqa", "kv_heads": 8, "head_dim": 64, "layers": {"full": 18, "sliding": 18}, "window": 128}}
+    assert views.attention_text(model) == "GQA, 8 KV heads × 64; 18 full, 18 sliding layers (window 128)"
 
 
-def test_tier_page(cat):
-    md = render.tier_page(cat, "L2", "tiers/l2/")
-    assert "## Alpha" in md and "## Beta" in md and "Common mistake" in md
-    assert "## Side by side" in md
+def test_engine_page_sections(cat):
+    view = views.engine_page(cat, "beta")
+    headings = [s["heading"] for s in view["sections"]]
+    assert headings == ["When to pick it", "When not to", "Serving features", "Hardware", "Weight formats", "Quantization",
+                        "Headline figures", "Milestones", "Sources"]
+    assert view["head"]["retired"]["successors"] == [{"link": {"href": "engines/alpha/", "text": "Alpha"}}]
+    head = render("engine-head.html", "engines/beta/", **view["head"])
+    assert "admonition warning" in head and 'href="../alpha/"' in head
+    figures = next(s for s in view["sections"] if s["heading"] == "Headline figures")
+    html = render(figures["template"], "engines/beta/", **figures["data"])
+    assert "vendor-reported" in html and "2x faster" in html
+
+
+def test_engine_page_macro_makes_markdown_headings_and_placeholders(cat, monkeypatch):
+    from macros import sections_markdown, site
+    md = sections_markdown(views.engine_page(cat, "beta"), "engines/beta/")
+    assert "## When to pick it" in md and "## Sources" in md
+    keys = re.findall(r"<!--(iem[0-9a-f]{24})-->", md)
+    assert len(keys) == 9
+    html = site.unstash(md)
+    assert "<!--iem" not in html and "when A" in html
+
+
+def test_tier_page_follows_the_tree_order(cat):
+    view = views.tier_page(cat, "L2")
+    names = [s["heading"] for s in view["sections"] if s["template"] == "tier-engine.html"]
+    assert names == ["Alpha", "Beta"]
+    cat.tree["branches"][0]["leaves"][0]["engines"] = ["beta"]
+    names = [s["heading"] for s in views.tier_page(cat, "L2")["sections"] if s["template"] == "tier-engine.html"]
+    assert names == ["Beta", "Alpha"]
+    assert any(s["heading"] == "Side by side" for s in view["sections"])
+    choose = next(s for s in view["sections"] if s["heading"] == "Choosing within the tier")
+    assert "Common mistake" in render(choose["template"], **choose["data"])
 
 
 def test_trends(cat):
-    md = render.trends(cat, "trends/")
-    assert "## Trend T" in md and "point one" in md and 'href="../engines/alpha/"' in md
+    view = views.trends(cat)
+    sec = view["sections"][0]
+    assert sec["heading"] == "Trend T" and cell_text(sec["data"]["points"][0]) == "point one"
+    html = render(sec["template"], "trends/", **sec["data"])
+    assert 'href="../engines/alpha/"' in html
 
 
 def test_matrix_has_rationale_on_hover_and_footnotes(cat):
-    md = render.matrix(cat, "matrix/")
-    assert 'title="fast kernels"' in md
-    assert re.search(r'id="m1".*fast kernels', md, re.S)
-    assert "●●●●○" in md and "●●○○○" in md
+    data = views.matrix(cat)
+    scores = [p["score"]["n"] for row in data["scores"]["rows"] for c in row[1:] for p in c if "score" in p]
+    assert scores == [4, 2]
+    html = table_html(data["scores"], "matrix/") + table_html(data["notes"], "matrix/")
+    assert 'title="fast kernels"' in html
+    assert re.search(r'id="m1".*fast kernels', html, re.S)
+    assert "●●●●○" in html and "●●○○○" in html
 
 
 def test_tree_list_and_diagram(cat):
-    html = render.tree_list(cat, "tree/")
+    data = views.tree_list(cat)
+    leaf = data["branches"][0]["leaves"][0]
+    assert leaf["id"] == "svc-d" and leaf["default"] and data["warnings"] == ["Beta is retired"]
+    html = render("tree-list.html", "tree/", **data)
     assert 'id="tree-svc-d"' in html and "(default)" in html and "Beta is retired" in html
-    src = render.tree_mermaid_source(cat)
+    src = views.tree_mermaid_source(cat)
     assert src.startswith("flowchart") and "Alpha" in src
-    assert "<" not in src.replace("&lt;", "")
+
+
+def test_mermaid_labels_are_literal(cat):
+    cat.tree["branches"][0]["label"] = '%%{init: {"theme": "dark"}}%% <b>x</b> `y` #1\nz'
+    src = views.tree_mermaid_source(cat)
+    line = next(x for x in src.splitlines() if "root -->" in x)
+    assert "%%" not in line and "<" not in line and "`" not in line and '"theme"' not in line
+    assert "#37;#37;" in line and "#lt;b#gt;" in line and "#96;y#96;" in line and "#35;1 z" in line
 
 
 def test_scenarios_link_to_selector_with_answers(cat):
-    html = render.scenarios(cat, "scenarios/")
-    assert 'href="../selector/?scale=service&amp;workload=w"' in html
+    row = views.scenarios(cat)["rows"][0]
+    assert row[3] == [{"link": {"href": "selector/?scale=service&workload=w", "text": "try it"}}]
+    assert 'href="../selector/?scale=service&amp;workload=w"' in table_html(views.scenarios(cat), "scenarios/")
 
 
 def test_sources_and_freshness(cat):
-    html = render.sources_table(cat, "sources/")
-    assert html.count("https://example.org/docs") >= 5
-    stale = render.stale_facts(cat, "freshness/", limit=3)
-    assert stale.count("<tr>") == 4
-    assert render.source_counts(cat)["official-docs"] > 0
+    t = views.sources_table(cat)
+    assert sum(1 for r in t["rows"] if r[0][0]["ext"]["href"] == "https://example.org/docs") >= 5
+    assert len(views.stale_facts(cat, limit=3)["rows"]) == 3
+    assert views.source_counts(cat)["official-docs"] > 0
 
 
 def test_all_figures(cat):
-    assert render.all_figures(cat, "figures/").count("2x faster") == 2
+    rows = views.all_figures(cat)["rows"]
+    assert [r[1][0]["strong"] for r in rows] == ["2x faster", "2x faster"]
 
 
-def test_compare_has_a_column_per_system_and_a_picker(cat):
-    html = render.compare(cat, "compare/")
+def test_compare_has_a_column_per_system(cat):
+    data = views.compare(cat)
+    assert [e["id"] for e in data["engines"]] == ["alpha", "beta"]
+    assert all(len(r["cells"]) == 2 for r in data["rows"])
+    html = render("compare.html", "compare/", **data)
     assert html.count('<th scope="col" data-col=') == 2
     assert html.count('name="engines"') == 2
     rows = html.count("<tr>") - 1
     assert html.count('data-col="alpha"') == rows + 1  # header cell + one per row
+
+
+def test_form_fields_come_from_the_questions(catalog):
+    data = forms.form(catalog, "recommend")
+    keys = [f["key"] for f in data["fields"]]
+    assert keys[:2] == ["scale", "need"]
+    need = next(f for f in data["fields"] if f["key"] == "need")
+    assert {o["scale"] for o in need["options"]} == {b["scale"] for b in catalog.tree["branches"]}
+    html = render("form.html", "selector/", **data)
+    assert html.count("<select") == sum(1 for f in data["fields"] if f["type"] == "choice")
+    assert 'data-assets="../assets/"' in html
+
+
+def test_md_heading_is_inert():
+    from macros.site import md_heading
+    out = md_heading("It's <b>x</b> & {: onclick=alert(1)} [y](javascript:z) `c`\n\n```")
+    assert "\n" not in out and "<" not in out and "&#x27;" not in out
+    assert "\\{" in out and "\\[" in out and "\\`" in out and "&amp;" in out
+
+
+def test_no_python_file_writes_html_tags():
+    """Markup lives in templates: no string literal in macros/ or selector/ holds an HTML tag (docstrings may
+    name one in prose)."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    tag = re.compile(r"<\s*/?\s*(a|p|div|span|table|tr|td|th|ul|li|ol|br|strong|small|form|input|select|option|label|"
+                     r"fieldset|legend|button|meta|script|style|img|svg|section|article|details|summary|h[1-6]|code|pre)[\s>/]", re.I)
+    found = []
+    for path in sorted([*root.joinpath("macros").glob("*.py"), *root.joinpath("selector").glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(n)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs and tag.search(node.value):
+                found.append(f"{path.name}:{node.lineno}: {node.value[:60]!r}")
+    assert found == []

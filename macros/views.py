@@ -1,0 +1,550 @@
+"""Renderers: the catalog in, plain data out.
+
+Every function here is pure: it reads the catalog and returns dicts, lists and strings for a template
+in ``macros/templates/`` to turn into markup. Table cells are lists of *parts*, each a one-key dict
+(``{"text": ...}``, ``{"link": {"href", "text"}}``, ``{"fact": ...}``, ``{"cite": ...}`` ...) that the
+``cell`` macro of ``_lib.html`` knows how to draw; links are site paths that the template makes
+relative to the page. The tests call these functions on small catalogs and check the data.
+"""
+
+from urllib.parse import urlencode
+
+FEATURES = [
+    ("openai_api", "OpenAI-compatible API"),
+    ("continuous_batching", "Continuous batching"),
+    ("paged_kv", "Paged / block KV cache"),
+    ("prefix_caching", "Prefix caching"),
+    ("chunked_prefill", "Chunked prefill"),
+    ("speculative_decoding", "Speculative decoding"),
+    ("pd_disaggregation", "Prefill/decode disaggregation"),
+    ("expert_parallelism", "Expert parallelism"),
+    ("multi_lora", "Multi-LoRA"),
+    ("structured_output", "Structured output"),
+    ("multimodal", "Multimodal input"),
+    ("cpu_offload", "CPU weight offload"),
+]
+KIND_LABEL = {"engine": "Engine", "orchestration": "Orchestration layer", "kv-cache": "KV-cache layer"}
+TIER_PAGE = {"L1": "tiers/l1/", "L1.5": "tiers/l1-5/", "L2": "tiers/l2/", "L3": "tiers/l3/"}
+TIER_ORDER = {"L1": 1, "L1.5": 2, "L2": 3, "L3": 4}
+METHOD_LABEL = {"ngram": "n-gram", "draft-model": "draft model", "eagle": "EAGLE", "eagle3": "EAGLE-3",
+                "medusa": "Medusa", "mtp": "MTP", "lookahead": "lookahead", "suffix": "suffix decoding",
+                "experts": "MoE experts on the CPU", "layers": "whole layers on the CPU",
+                "weights-streaming": "weights streamed from host RAM"}
+REL_LABEL = {"backend": "runs on top of", "integrates-with": "integrates with", "built-on": "is built on",
+             "kernels-merged-into": "has its kernels merged into"}
+OWNER_PAGE = {"quantization": "quantization/", "formats": "formats/", "hardware": "quantization/", "gpus": "quantization/",
+              "models": "models/", "trends": "trends/", "matrix": "matrix/", "tiers": "overview/", "scenarios": "scenarios/",
+              "results": "results/", "glossary": "glossary/"}
+
+
+# -- parts ------------------------------------------------------------------------------------------
+
+def text(value):
+    return {"text": "" if value is None else str(value)}
+
+
+def link(href, label):
+    return {"link": {"href": href, "text": str(label)}}
+
+
+def ext_link(url, label):
+    return {"ext": {"href": url, "text": str(label)}}
+
+
+def source(src):
+    """A citation as data (``None`` when absent)."""
+    if not src:
+        return None
+    return {"url": src["url"], "title": src["title"], "kind": src["kind"], "kind_label": src["kind"].replace("-", " "),
+            "as_of": src["as_of"], "published": src.get("published"), "publisher": src.get("publisher")}
+
+
+def cite(catalog, entry, key):
+    src = source(catalog.cite(entry, key))
+    return {"cite": src} if src else None
+
+
+def fact(catalog, entry, f, missing_note=None):
+    """A support fact (``value`` or ``support``) with its note, methods and citation."""
+    if f is None:
+        return {"fact": {"value": "unknown", "note": missing_note, "methods": None, "cite": None}}
+    methods = ", ".join(METHOD_LABEL.get(m, m) for m in f.get("methods", [])) or None
+    return {"fact": {"value": f.get("value") or f.get("support") or "unknown", "note": f.get("note"), "methods": methods,
+                     "cite": source(catalog.cite(entry, f.get("source")))}}
+
+
+def parts(*items):
+    return [p for p in items if p is not None]
+
+
+def engine_url(engine_id):
+    return f"engines/{engine_id}/"
+
+
+def engine_link(catalog, engine_id):
+    engine = catalog.engines.get(engine_id)
+    return link(engine_url(engine_id), engine["name"] if engine else engine_id)
+
+
+def tier_link(tier_id):
+    return link(TIER_PAGE[tier_id], tier_id)
+
+
+def engines_ordered(catalog, kinds=None):
+    return sorted((e for e in catalog.engines.values() if kinds is None or e["kind"] in kinds),
+                  key=lambda e: (TIER_ORDER[e["tier"]], e["kind"] != "engine", e["name"].lower()))
+
+
+def table(headers, rows, cls="iem-table", caption=None, table_id=None):
+    """A table as data: header cells and rows of cells, each cell a list of parts; column 0 is the row header."""
+    return {"headers": [h if isinstance(h, list) else [text(h)] for h in headers],
+            "rows": [[c if isinstance(c, list) else [c] for c in row] for row in rows],
+            "cls": cls, "caption": caption, "id": table_id}
+
+
+def figure_rows(catalog, entry, figures):
+    out = []
+    for f in figures:
+        head = [{"strong": f["display"], "id": f"fig-{f['id']}"}]
+        if f.get("vendor_reported"):
+            head.append({"vendor": True})
+        claim = [text(f["claim"])]
+        if f.get("setup"):
+            claim += [{"br": True}, {"small": f["setup"]}]
+        out.append([head, claim, parts(cite(catalog, entry, f["source"]))])
+    return out
+
+
+# -- overview and grids -------------------------------------------------------------------------------
+
+def overview_table(catalog):
+    rows = []
+    for e in engines_ordered(catalog):
+        status = e["status"]
+        if status["value"] != "active":
+            status_cell = [{"warn": f"⚠ {status['value']} since {status['since']}"}]
+        else:
+            status_cell = [text(status["value"])]
+        rows.append([engine_link(catalog, e["id"]), tier_link(e["tier"]), text(KIND_LABEL[e["kind"]]),
+                     text(e["maintainer"]["value"]), text(e["license"]["value"]), status_cell, text(e["positioning"])])
+    return table(["System", "Tier", "Kind", "Maintainer", "License", "Status", "Positioning"], rows,
+                 cls="iem-table iem-overview")
+
+
+def _engine_headers(catalog, engines):
+    return [[engine_link(catalog, e["id"])] for e in engines]
+
+
+def feature_table(catalog, kinds=("engine",)):
+    engines = engines_ordered(catalog, kinds)
+    rows = [[text(label)] + [fact(catalog, e, e["features"][key]) for e in engines] for key, label in FEATURES]
+    return table(["Feature"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")
+
+
+def support_grid(catalog, collection, list_name, kinds=("engine",)):
+    engines = engines_ordered(catalog, kinds)
+    items = sorted(getattr(catalog, collection).values(), key=lambda x: x["name"].lower())
+    rows = []
+    for item in items:
+        row = [{"anchor": f"{list_name}-{item['id']}", "text": item["name"]}]
+        for e in engines:
+            row.append(fact(catalog, e, catalog.support(e, list_name, item["id"]), missing_note="No source found"))
+        rows.append(row)
+    return table([collection.capitalize()] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")
+
+
+def format_table(catalog):
+    return support_grid(catalog, "formats", "formats")
+
+
+def hardware_table(catalog):
+    return support_grid(catalog, "hardware", "hardware")
+
+
+def format_list(catalog):
+    rows = [[text(f["name"]), text(", ".join(f.get("file_extensions", []))),
+             parts(text(f["summary"]), cite(catalog, f, f["source"]))]
+            for f in sorted(catalog.formats.values(), key=lambda f: f["name"].lower())]
+    return table(["Format", "Files", "What it is"], rows)
+
+
+# -- quantization ----------------------------------------------------------------------------------
+
+def _quant_order(catalog):
+    return sorted(catalog.quantization.values(), key=lambda q: (q["applies_to"], -q["bits_per_weight"], q["name"].lower()))
+
+
+def quant_reference(catalog):
+    hardware = sorted(catalog.hardware.values(), key=lambda h: h["name"].lower())
+    rows = []
+    for q in _quant_order(catalog):
+        native = [h["name"] for h in hardware if h["id"] in q["native_hardware"]]
+        rows.append([
+            {"anchor": f"q-{q['id']}", "text": q["name"]},
+            text("weights" if q["applies_to"] == "weights" else "KV cache"),
+            text(f"{q['bits_per_weight']:g}"),
+            text(", ".join(native) or "none (stored, computed wider)"),
+            parts(text(q["summary"]), cite(catalog, q, q["source"])),
+        ])
+    return table(["Scheme", "Applies to", "Bits per value", "Native compute on", "Notes"], rows)
+
+
+def quant_engine_table(catalog):
+    engines = engines_ordered(catalog, ("engine",))
+    rows = []
+    for q in _quant_order(catalog):
+        row = [text(q["name"])]
+        for e in engines:
+            entries = catalog.support_all(e, "quantization", q["id"])
+            if not entries:
+                row.append(fact(catalog, e, None, missing_note="Not in this engine's documented schemes"))
+                continue
+            cell = []
+            for i, entry in enumerate(entries):
+                if i:
+                    cell.append({"br": True})
+                hw = ", ".join(catalog.name_of("hardware", h) for h in entry["hardware"])
+                cell += parts({"fact": {**fact(catalog, e, entry)["fact"], "cite": None}}, {"br": True}, {"small": hw},
+                              cite(catalog, e, entry["source"]))
+            row.append(cell)
+        rows.append(row)
+    return table(["Scheme"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")
+
+
+def gpu_table(catalog):
+    rows = [[text(g["name"]), text(catalog.name_of("hardware", g["hardware"])), text(f"{g['memory_gib']:g} GiB"),
+             text(g.get("memory_type", "")), text(f"{g['bandwidth_gbs']:g} GB/s"),
+             parts(text(g.get("note", "")), cite(catalog, g, g["source"]))]
+            for g in sorted(catalog.gpus.values(), key=lambda g: (g["hardware"], -g["memory_gib"]))]
+    return table(["Accelerator", "Family", "Memory", "Type", "Bandwidth", "Notes"], rows)
+
+
+def attention_text(model):
+    att = model["attention"]
+    if att["type"] == "mla":
+        out = f"MLA, latent {att['kv_lora_rank']} + RoPE {att['qk_rope_head_dim']}"
+    else:
+        out = f"{att['type'].upper()}, {att['kv_heads']} KV heads × {att['head_dim']}"
+    kinds = att.get("layers") or {}
+    extra = [f"{n} {k}" for k, n in kinds.items() if n and k != "full"]
+    if extra:
+        out += f"; {kinds.get('full', 0)} full, " + ", ".join(extra) + " layers"
+        if att.get("window"):
+            out += f" (window {att['window']})"
+    return out
+
+
+def model_table(catalog):
+    rows = []
+    for m in sorted(catalog.models.values(), key=lambda m: (m["vendor"].lower(), m["total_params_b"])):
+        rows.append([text(m["name"]), text(m["architecture"].upper()), text(f"{m['total_params_b']:g}B"),
+                     text(f"{m['active_params_b']:g}B"), text(m["layers"]), text(attention_text(m)),
+                     text(catalog.name_of("quantization", m["native_precision"])), parts(cite(catalog, m, m["source"]))])
+    return table(["Model", "Type", "Total", "Active", "Layers", "Attention", "Ships in", "Source"], rows)
+
+
+def all_figures(catalog):
+    rows = []
+    for collection in ("engines", "quantization", "trends"):
+        for entry in sorted(getattr(catalog, collection).values(), key=lambda x: x["id"]):
+            name = entry.get("name") or entry.get("title")
+            for row in figure_rows(catalog, entry, entry.get("figures", [])):
+                rows.append([[text(name)]] + row)
+    return table(["Subject", "Figure", "What it measures", "Source"], rows)
+
+
+# -- engine pages -------------------------------------------------------------------------------------
+
+def source_list(entry):
+    items = []
+    for key, s in sorted((entry.get("sources") or {}).items(), key=lambda kv: kv[1]["title"].lower()):
+        items.append(source(s))
+    return items
+
+
+def engine_page(catalog, engine_id):
+    """An engine page as sections: ``{"lede": ..., "sections": [{"heading", "template", "data"}]}``."""
+    e = catalog.engines[engine_id]
+    c = lambda f: cite(catalog, e, (f or {}).get("source"))
+    status = e["status"]
+    status_text = f"{status['value']} since {status['since']}"
+    if status.get("latest_version"):
+        status_text += f", latest {status['latest_version']}"
+    if status.get("note"):
+        status_text += f" — {status['note']}"
+    facts = [
+        [text("Tier"), tier_link(e["tier"])],
+        [text("Kind"), text(KIND_LABEL[e["kind"]])],
+        [text("Maintainer"), parts(text(e["maintainer"]["value"]), c(e["maintainer"]))],
+        [text("License"), parts(text(e["license"]["value"]), c(e["license"]))],
+        [text("Language"), parts(text(e["language"]["value"]), c(e["language"]))],
+        [text("Status"), parts(text(status_text), c(status))],
+        [text("Homepage"), ext_link(e["homepage"], e["homepage"])],
+    ]
+    if e.get("repository"):
+        facts.append([text("Repository"), ext_link(e["repository"], e["repository"])])
+    facts.append([text("Last verified"), text(e["verified"])])
+    retired = None
+    if status["value"] != "active":
+        retired = {"title": status["value"].capitalize(), "name": e["name"], "status": status["value"], "since": status["since"],
+                   "successors": [engine_link(catalog, s) for s in status.get("successors", [])]}
+    head = {"positioning": e["positioning"], "retired": retired, "facts": table(["Fact", "Value"], facts, cls="iem-table iem-facts"),
+            "summary": e.get("summary")}
+    sections = [
+        {"heading": "When to pick it", "template": "list.html", "data": {"items": [[text(x)] for x in e["pick_when"]]}},
+        {"heading": "When not to", "template": "list.html", "data": {"items": [[text(x)] for x in e["avoid_when"]]}},
+        {"heading": "Serving features", "template": "table.html", "data": {"t": table(["Feature", "Support"], [
+            [text(label), fact(catalog, e, e["features"][key])] for key, label in FEATURES])}},
+    ]
+    for title, list_name in (("Hardware", "hardware"), ("Weight formats", "formats")):
+        rows = [[text(catalog.name_of(list_name, x["id"])), fact(catalog, e, x)] for x in e[list_name]]
+        sections.append({"heading": title, "template": "table.html",
+                         "data": {"t": table([title, "Support"], rows) if rows else None,
+                                  "empty": "No entries of its own; it relies on the engines it runs with."}})
+    rows = [[text(catalog.name_of("quantization", q["id"])), {"fact": {**fact(catalog, e, q)["fact"], "cite": None}},
+             text(", ".join(catalog.name_of("hardware", h) for h in q["hardware"])), parts(text(q.get("note", "")), c(q))]
+            for q in e["quantization"]]
+    sections.append({"heading": "Quantization", "template": "table.html",
+                     "data": {"t": table(["Scheme", "Support", "Hardware", "Notes"], rows) if rows else None,
+                              "empty": "No quantization schemes of its own are documented here."}})
+    if e.get("relations"):
+        items = [parts(text(f"{e['name']} {REL_LABEL[r['type']]}"), engine_link(catalog, r["engine"]),
+                       text(f"— {r['note']}") if r.get("note") else None, c(r)) for r in e["relations"]]
+        sections.append({"heading": "Related systems", "template": "list.html", "data": {"items": items}})
+    if e.get("figures"):
+        sections.append({"heading": "Headline figures", "template": "table.html",
+                         "data": {"t": table(["Figure", "What it measures", "Source"], figure_rows(catalog, e, e["figures"]))}})
+    if e.get("milestones"):
+        rows = [[text(m["date"]), text(m.get("version", "")), parts(text(m["event"]), c(m))]
+                for m in sorted(e["milestones"], key=lambda m: m["date"])]
+        sections.append({"heading": "Milestones", "template": "table.html", "data": {"t": table(["Date", "Version", "What happened"], rows)}})
+    sections.append({"heading": "Sources", "template": "sources-list.html", "data": {"sources": source_list(e)}})
+    return {"name": e["name"], "head": head, "sections": sections}
+
+
+def engine_index(catalog):
+    sections = []
+    for tier in sorted(catalog.tiers.values(), key=lambda t: t["order"]):
+        engines = [e for e in engines_ordered(catalog) if e["tier"] == tier["id"]]
+        items = [parts(engine_link(catalog, e["id"]), text(f"— {e['positioning']}")) for e in engines]
+        sections.append({"heading": f"{tier['id']}: {tier['name']}", "template": "list.html", "data": {"items": items}})
+    return {"sections": sections}
+
+
+# -- tiers --------------------------------------------------------------------------------------------
+
+def tier_engines(catalog, tier_id):
+    """The tier's engines, in the decision tree's order where the tree names them, then by name."""
+    order = []
+    for branch in catalog.tree.get("branches", []):
+        for leaf in branch["leaves"]:
+            for eid in leaf["engines"] + leaf.get("with", []):
+                if eid not in order:
+                    order.append(eid)
+    rank = {eid: i for i, eid in enumerate(order)}
+    engines = [e for e in engines_ordered(catalog) if e["tier"] == tier_id]
+    return sorted(engines, key=lambda e: (e["kind"] != "engine", rank.get(e["id"], len(rank)), e["name"].lower()))
+
+
+def tier_page(catalog, tier_id):
+    t = catalog.tiers[tier_id]
+    engines = tier_engines(catalog, tier_id)
+    sections = [
+        {"heading": None, "template": "tier-intro.html", "data": {"audience": t["audience"], "summary": t["summary"]}},
+        {"heading": "What matters here", "template": "list.html", "data": {"items": [[text(x)] for x in t["what_matters"]]}},
+        {"heading": "Choosing within the tier", "template": "tier-choose.html",
+         "data": {"pick_within": t["pick_within"], "mistake": t.get("mistake")}},
+    ]
+    for e in engines:
+        retired = None
+        if e["status"]["value"] != "active":
+            retired = {"status": e["status"]["value"].capitalize(), "since": e["status"]["since"],
+                       "successors": [engine_link(catalog, s) for s in e["status"].get("successors", [])]}
+        sections.append({"heading": e["name"], "template": "tier-engine.html", "data": {
+            "positioning": e["positioning"], "retired": retired, "link": engine_link(catalog, e["id"]),
+            "pick_when": [[text(x)] for x in e["pick_when"]], "avoid_when": [[text(x)] for x in e["avoid_when"]]}})
+    if engines:
+        rows = [[text(label)] + [fact(catalog, e, e["features"][key]) for e in engines] for key, label in FEATURES]
+        sections.append({"heading": "Side by side", "template": "table.html",
+                         "data": {"t": table(["Feature"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")}})
+    return {"sections": sections}
+
+
+def tiers_glance(catalog):
+    rows = []
+    for t in sorted(catalog.tiers.values(), key=lambda t: t["order"]):
+        names = []
+        for i, e in enumerate(tier_engines(catalog, t["id"])):
+            if i:
+                names.append({"sep": ", "})
+            names.append(engine_link(catalog, e["id"]))
+        rows.append([tier_link(t["id"]), text(t["name"]), text(t["audience"]), names])
+    return table(["Tier", "Name", "Who it is for", "Systems"], rows)
+
+
+# -- trends -------------------------------------------------------------------------------------------
+
+def trends(catalog):
+    sections = []
+    for t in sorted(catalog.trends.values(), key=lambda t: t["order"]):
+        sections.append({"heading": t["title"], "template": "trend.html", "data": {
+            "summary": t["summary"],
+            "points": [parts(text(p["text"]), cite(catalog, t, p["source"])) for p in t["points"]],
+            "figures": table(["Figure", "What it measures", "Source"], figure_rows(catalog, t, t["figures"])) if t.get("figures") else None,
+            "impact": t.get("selection_impact"),
+            "engines": [engine_link(catalog, x) for x in t["engines"]]}})
+    return {"sections": sections}
+
+
+# -- matrix -------------------------------------------------------------------------------------------
+
+def matrix(catalog):
+    dims = catalog.dimensions()
+    engines = catalog.matrix_engines()
+    rows, notes = [], []
+    n = 0
+    for d in dims:
+        row = [[{"span": d["name"], "title": d["question"]}]]
+        for e in engines:
+            s = d["scores"].get(e)
+            if not s:
+                row.append(fact(catalog, d, None))
+                continue
+            n += 1
+            row.append([{"score": {"n": s["score"], "rationale": s["rationale"], "note": n}}])
+            notes.append([[{"backref": n}], text(d["name"]), engine_link(catalog, e), text(s["score"]),
+                          parts(text(s["rationale"]), cite(catalog, d, s["source"]))])
+        rows.append(row)
+    return {"scores": table(["Dimension"] + [[engine_link(catalog, e)] for e in engines], rows, cls="iem-table iem-matrix"),
+            "notes": table(["#", "Dimension", "Engine", "Score", "Rationale and source"], notes)}
+
+
+# -- tree ---------------------------------------------------------------------------------------------
+
+def tree_list(catalog):
+    tree = catalog.tree
+    branches = []
+    for b in tree["branches"]:
+        leaves = []
+        for leaf in b["leaves"]:
+            leaves.append({"id": leaf["id"], "label": leaf["label"], "default": bool(leaf.get("default")),
+                           "engines": [engine_link(catalog, x) for x in leaf["engines"]],
+                           "with": [engine_link(catalog, x) for x in leaf.get("with", [])], "note": leaf.get("note")})
+        branches.append({"id": b["id"], "label": b["label"], "question": b["question"], "leaves": leaves})
+    return {"id": tree["id"], "question": tree["question"], "branches": branches, "warnings": [w["text"] for w in tree["warnings"]]}
+
+
+# Mermaid decodes its own entity codes (#quot;, #60;), treats `...` as Markdown and %% as a directive,
+# then inserts labels as sanitized HTML: spell every special character as a Mermaid code so any text
+# comes out literally.
+MERMAID_CODES = {"#": "#35;", "&": "#amp;", "<": "#lt;", ">": "#gt;", '"': "#quot;", "'": "#39;", "`": "#96;", "%": "#37;",
+                 "\n": " ", "\r": " "}
+
+
+def mermaid_label(value):
+    return '"' + "".join(MERMAID_CODES.get(ch, ch) for ch in str(value)) + '"'
+
+
+def tree_mermaid_source(catalog):
+    tree = catalog.tree
+    lines = ["flowchart LR", f"  root[{mermaid_label(tree['question'])}]"]
+    for i, b in enumerate(tree["branches"]):
+        bid = f"b{i}"
+        lines.append(f"  root --> {bid}[{mermaid_label(b['label'])}]")
+        for j, leaf in enumerate(b["leaves"]):
+            names = ", ".join(catalog.name_of("engines", x) for x in leaf["engines"])
+            lines.append(f"  {bid} -->|{mermaid_label(leaf['label'])}| {bid}l{j}([{mermaid_label(names)}])")
+    return "\n".join(lines)
+
+
+def tree_diagram(catalog):
+    return {"source": tree_mermaid_source(catalog)}
+
+
+# -- scenarios ------------------------------------------------------------------------------------------
+
+def scenario_query(answers):
+    return urlencode({k: ",".join(v) if isinstance(v, list) else v for k, v in answers.items()}, safe=",")
+
+
+def scenarios(catalog):
+    rows = []
+    for s in sorted(catalog.scenarios.values(), key=lambda s: s["order"]):
+        names = []
+        for i, e in enumerate(s["engines"]):
+            if i:
+                names.append({"sep": ", "})
+            names.append(engine_link(catalog, e))
+        rows.append([text(s["situation"]), text(s["answer"]), names, link("selector/?" + scenario_query(s["answers"]), "try it")])
+    return table(["Situation", "Answer", "Engines", "Selector"], rows)
+
+
+# -- sources and freshness ------------------------------------------------------------------------------
+
+def owner_link(catalog, collection, entry_id):
+    if collection == "engines":
+        return engine_link(catalog, entry_id)
+    target = OWNER_PAGE.get(collection, "sources/")
+    entry = getattr(catalog, collection, {}).get(entry_id, {}) if entry_id else {}
+    label = entry.get("name") or entry.get("title") or entry_id or collection
+    return link(target, label)
+
+
+def sources_table(catalog):
+    rows = []
+    for collection, entry_id, _key, s in catalog.all_sources():
+        rows.append([ext_link(s["url"], s["title"]), text(s["kind"]), text(s.get("published", "")), text(s["as_of"]),
+                     owner_link(catalog, collection, entry_id)])
+    return table(["Source", "Kind", "Published", "Checked", "Cited by"], rows, cls="iem-table iem-sources-table")
+
+
+def source_counts(catalog):
+    counts = {}
+    for _, _, _, s in catalog.all_sources():
+        counts[s["kind"]] = counts.get(s["kind"], 0) + 1
+    return counts
+
+
+def stale_facts(catalog, limit=40):
+    rows = [(s["as_of"], s.get("published", ""), collection, entry_id, s) for collection, entry_id, _key, s in catalog.all_sources()]
+    rows.sort(key=lambda r: (r[0], r[1] or "9999"))
+    out = [[text(a), text(p), owner_link(catalog, c, i), ext_link(s["url"], s["title"])] for a, p, c, i, s in rows[:limit]]
+    return table(["Checked", "Published", "Entry", "Source"], out)
+
+
+def verified_table(catalog):
+    rows = [[engine_link(catalog, e["id"]), text(e["verified"])] for e in sorted(catalog.engines.values(), key=lambda e: e["verified"])]
+    return table(["System", "Last verified"], rows)
+
+
+# -- compare ----------------------------------------------------------------------------------------------
+
+def compare(catalog):
+    """Every system side by side; each column carries its engine id so the page script can show the
+    reader's picks in the reader's order (``?engines=vllm,sglang``). Without JavaScript all columns show."""
+    engines = engines_ordered(catalog)
+
+    def listed(e, list_name, collection):
+        items = [catalog.name_of(collection, x["id"]) + ("" if x["support"] == "yes" else f" ({x['support']})")
+                 for x in e[list_name] if x["support"] != "no"]
+        return [text(", ".join(items))] if items else [{"unknown": "none documented"}]
+
+    def quants(e):
+        names = sorted({catalog.name_of("quantization", q["id"]) for q in e["quantization"] if q["support"] != "no"})
+        return [text(", ".join(names))] if names else [{"unknown": "none documented"}]
+
+    rows = [
+        ("Tier", [[tier_link(e["tier"])] for e in engines]),
+        ("Kind", [[text(KIND_LABEL[e["kind"]])] for e in engines]),
+        ("Status", [parts(text(e["status"]["value"]), cite(catalog, e, e["status"]["source"])) for e in engines]),
+        ("License", [[text(e["license"]["value"])] for e in engines]),
+        ("Positioning", [[text(e["positioning"])] for e in engines]),
+    ]
+    rows += [(label, [[fact(catalog, e, e["features"][key])] for e in engines]) for key, label in FEATURES]
+    rows += [
+        ("Hardware", [listed(e, "hardware", "hardware") for e in engines]),
+        ("Weight formats", [listed(e, "formats", "formats") for e in engines]),
+        ("Quantization", [quants(e) for e in engines]),
+    ]
+    return {"engines": [{"id": e["id"], "name": e["name"], "link": engine_link(catalog, e["id"])} for e in engines],
+            "rows": [{"label": label, "cells": cells} for label, cells in rows]}
