@@ -133,10 +133,12 @@ def trim_for_selector(raw):
     out["engines"] = engines
     out["hardware"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("hardware", {}).items()}
     out["formats"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("formats", {}).items()}
-    out["quantization"] = {k: {f: v[f] for f in ("id", "name", "applies_to", "bits_per_weight", "native_hardware")}
+    out["quantization"] = {k: {f: v[f] for f in ("id", "name", "applies_to", "bits_per_weight", "quantizes", "group_bits",
+                                                 "family", "native_hardware") if f in v}
                            for k, v in raw.get("quantization", {}).items()}
-    out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b",
-                                           "expert_params_b", "layers", "attention", "native_precision")}
+    out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
+                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens")
+                         if f in v}
                      for k, v in raw.get("models", {}).items()}
     matrix = {}
     for did, d in raw.get("matrix", {}).items():

@@ -221,20 +221,46 @@ def check_other_references(data, ctx):
 
 @check
 def check_models(data, ctx):
+    quant = ctx.ids("quantization")
     for m_id, m in data.get("models", {}).items():
         if m["active_params_b"] > m["total_params_b"]:
             yield "models", m_id, "active_params_b", "is larger than total_params_b; active parameters are a subset of the total"
-        if m["expert_params_b"] >= m["total_params_b"]:
-            yield "models", m_id, "expert_params_b", "must be smaller than total_params_b (attention and embeddings are not experts)"
-        if m["architecture"] == "dense" and m["expert_params_b"] != 0:
-            yield "models", m_id, "expert_params_b", "must be 0 for a dense model"
-        if m["architecture"] == "moe" and m["expert_params_b"] == 0:
-            yield "models", m_id, "expert_params_b", "must be above 0 for a MoE model (routed-expert parameters)"
+        params = m.get("params") or {}
+        total = sum(params.values())
+        if params and abs(total - m["total_params_b"]) > 0.05 * m["total_params_b"]:
+            yield "models", m_id, "params", (f"add up to {total:.2f}B, more than 5% away from total_params_b "
+                                             f"({m['total_params_b']:g}B); check the groups against config.json")
+        experts = params.get("routed_experts", 0)
+        if m["architecture"] == "dense" and (experts or m.get("experts")):
+            yield "models", m_id, "params.routed_experts", "must be 0 (and `experts` absent) for a dense model"
+        if m["architecture"] == "moe":
+            if not experts:
+                yield "models", m_id, "params.routed_experts", "must be above 0 for a MoE model"
+            if not m.get("experts"):
+                yield "models", m_id, "experts", "is required for a MoE model ({routed, active, shared} per MoE layer)"
+            elif m["experts"]["active"] > m["experts"]["routed"]:
+                yield "models", m_id, "experts.active", "is larger than experts.routed"
         att = m["attention"]
         need = ("kv_lora_rank", "qk_rope_head_dim") if att["type"] == "mla" else ("kv_heads", "head_dim")
         for field in need:
             if field not in att:
                 yield "models", m_id, f"attention.{field}", f"is required for {att['type'].upper()} attention (the fit estimator sizes the KV cache from it)"
+        kinds = att.get("layers")
+        if kinds:
+            if sum(kinds.values()) != m["layers"]:
+                yield "models", m_id, "attention.layers", (f"add up to {sum(kinds.values())} layers but the model has {m['layers']}; "
+                                                          "full + sliding + chunked + linear must equal layers")
+            if (kinds.get("sliding") or kinds.get("chunked")) and not att.get("window"):
+                yield "models", m_id, "attention.window", "is required when some layers are sliding or chunked (tokens they attend to)"
+            if kinds.get("linear") and not att.get("linear_state_kib"):
+                yield "models", m_id, "attention.linear_state_kib", "is required when some layers are linear attention (state per sequence)"
+        for group, q in (m.get("stored") or {}).items():
+            msg = _ref(ctx, "quantization", q, "quantization")
+            if msg:
+                yield "models", m_id, f"stored.{group}", msg
+        for i, ck in enumerate(m.get("checkpoints", [])):
+            if ck["quantization"] not in quant:
+                yield "models", m_id, f"checkpoints[{i}].quantization", _ref(ctx, "quantization", ck["quantization"], "quantization")
 
 
 @check

@@ -81,8 +81,8 @@ def _offload(model, bits, kv, defaults, gpus, available, ram_gb):
     notes = []
     overhead_gpu = defaults["overhead_gb_per_gpu"] * gpus
     if model["architecture"] == "moe":
-        host_weights = model["expert_params_b"] * bits / 8
-        gpu_weights = (model["total_params_b"] - model["expert_params_b"]) * bits / 8
+        host_weights = model["params"]["routed_experts"] * bits / 8
+        gpu_weights = (model["total_params_b"] - model["params"]["routed_experts"]) * bits / 8
         how = "routed experts in host RAM, attention and shared layers on the GPU"
     else:
         gpu_room = max(0.0, available - kv - overhead_gpu)

@@ -38,11 +38,8 @@ def group_bits(catalog, model, quant_id=None):
 
 
 def params_by_group(model):
-    """Parameters (billions) per group; older files without ``params`` count everything as one group."""
-    if model.get("params"):
-        return {g: float(model["params"].get(g, 0.0)) for g in GROUPS}
-    experts = float(model.get("expert_params_b", 0.0))
-    return {**{g: 0.0 for g in GROUPS}, "routed_experts": experts, "other": float(model["total_params_b"]) - experts}
+    """Parameters (billions) per group."""
+    return {g: float(model["params"].get(g, 0.0)) for g in GROUPS}
 
 
 def weight_bytes(catalog, model, quant_id=None):

@@ -47,7 +47,7 @@ def mini_catalog():
                          "bf": {"id": "bf", "name": "BF", "applies_to": "weights", "bits_per_weight": 16, "native_hardware": [],
                                 "summary": "sixteen", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
         "models": {"m": {"id": "m", "name": "M 8B", "vendor": "V", "architecture": "dense", "total_params_b": 8, "active_params_b": 8,
-                         "expert_params_b": 0, "layers": 32, "attention": {"type": "gqa", "kv_heads": 8, "head_dim": 128},
+                         "params": {"embeddings": 0.5, "lm_head": 0.5, "attention": 1.3, "dense_mlp": 5.7}, "layers": 32, "attention": {"type": "gqa", "kv_heads": 8, "head_dim": 128},
                          "native_precision": "bf", "context_tokens": 8192, "source": "d", "sources": SRC, "verified": "2026-01-02"}},
         "engines": {"alpha": engine("alpha", "Alpha"), "beta": engine("beta", "Beta", status="maintenance")},
         "tiers": {"L2": {"id": "L2", "name": "Serving", "order": 1, "scale": "service", "audience": "teams", "summary": "sum",
