@@ -331,6 +331,101 @@ def check_scenarios_answer(data, ctx):
                                                  f"not one of {scen['engines']}; fix the answers or the engines")
 
 
+# -- measured results ---------------------------------------------------------------------------------
+RESULT_LIMITS = {  # metric -> (upper bound, what it is); generous, to catch unit slips (tokens/ms, per system vs per GPU)
+    "throughput_per_gpu": (200000, "tokens/s per accelerator"),
+    "throughput_total": (1e8, "tokens/s for the system"),
+    "output_tps_per_user": (5000, "tokens/s per request"),
+    "prompt_tps": (500000, "prompt tokens/s"),
+    "decode_tps": (5000, "tokens/s for one sequence"),
+    "requests_per_s": (1e6, "requests/s"),
+    "energy_j_per_token": (100, "joules per token"),
+    "power_w": (2e6, "watts"),
+}
+LATENCY_LIMIT_MS = 600000
+
+
+def _row_key(row, method):
+    return (row["engine"], row.get("engine_version"), row.get("backend"), row["gpu"], row["gpus"], row["model"], row["weights"], row.get("kv"),
+            row.get("parallelism"), row.get("concurrency", method.get("concurrency")),
+            row.get("input_tokens", method.get("input_tokens")), row.get("output_tokens", method.get("output_tokens")))
+
+
+@check
+def check_results_references(data, ctx):
+    quant = data.get("quantization", {})
+    for set_id, rs in data.get("results", {}).items():
+        for i, row in enumerate(rs["rows"]):
+            for field, collection, label in (("engine", "engines", "engine"), ("gpu", "gpus", "GPU"), ("model", "models", "model")):
+                msg = _ref(ctx, collection, row[field], label)
+                if msg:
+                    yield "results", set_id, f"rows[{i}].{field}", msg
+            for field, applies in (("weights", "weights"), ("kv", "kv-cache")):
+                if field not in row:
+                    continue
+                msg = _ref(ctx, "quantization", row[field], "quantization")
+                if msg:
+                    yield "results", set_id, f"rows[{i}].{field}", msg
+                elif quant[row[field]]["applies_to"] != applies:
+                    yield "results", set_id, f"rows[{i}].{field}", (f"{row[field]!r} is a {quant[row[field]]['applies_to']} scheme; "
+                                                                    f"`{field}` takes a {applies} scheme")
+
+
+@check
+def check_results_plausible(data, ctx):
+    for set_id, rs in data.get("results", {}).items():
+        for i, row in enumerate(rs["rows"]):
+            m = row["metrics"]
+            for key, (limit, what) in RESULT_LIMITS.items():
+                if key in m and m[key] > limit:
+                    yield "results", set_id, f"rows[{i}].metrics.{key}", f"{m[key]:g} {what} is above {limit:g}; check the unit"
+            for key in ("ttft_ms", "tpot_ms", "itl_ms"):
+                for stat, value in (m.get(key) or {}).items():
+                    if value > LATENCY_LIMIT_MS:
+                        yield "results", set_id, f"rows[{i}].metrics.{key}.{stat}", f"{value:g} ms is over ten minutes; is it in seconds or microseconds?"
+            if "throughput_per_gpu" in m and "throughput_total" in m:
+                expect = m["throughput_per_gpu"] * row["gpus"]
+                if abs(expect - m["throughput_total"]) > 0.02 * m["throughput_total"] + 1:
+                    yield "results", set_id, f"rows[{i}].metrics.throughput_per_gpu", (
+                        f"{m['throughput_per_gpu']:g} x {row['gpus']} GPUs = {expect:g}, but throughput_total is {m['throughput_total']:g}")
+            tpot = (m.get("tpot_ms") or {}).get("median") or (m.get("tpot_ms") or {}).get("mean")
+            if tpot and "output_tps_per_user" in m and abs(1000 / tpot - m["output_tps_per_user"]) > 0.35 * m["output_tps_per_user"]:
+                yield "results", set_id, f"rows[{i}].metrics.output_tps_per_user", (
+                    f"{m['output_tps_per_user']:g} tokens/s per user does not match a {tpot:g} ms time per output token "
+                    f"({1000 / tpot:.1f} tokens/s)"), "warning"
+
+
+@check
+def check_results_duplicates(data, ctx):
+    for set_id, rs in data.get("results", {}).items():
+        seen = {}
+        for i, row in enumerate(rs["rows"]):
+            key = _row_key(row, rs["method"])
+            if key in seen:
+                yield "results", set_id, f"rows[{i}]", (f"measures the same setup as rows[{seen[key]}] (engine, version, backend, GPU, "
+                                                         "count, model, precision, parallelism, concurrency, lengths); "
+                                                         "merge them or say what differs in `parallelism` or the lengths")
+            else:
+                seen[key] = i
+
+
+@check
+def check_results_comparable(data, ctx):
+    """Sets that share a comparable_set must share the method: the explorer plots them together."""
+    groups = {}
+    for set_id, rs in sorted(data.get("results", {}).items()):
+        if rs.get("comparable_set"):
+            groups.setdefault(rs["comparable_set"], []).append((set_id, rs))
+    for name, members in groups.items():
+        first_id, first = members[0]
+        for set_id, rs in members[1:]:
+            for field in ("input_tokens", "output_tokens", "concurrency"):
+                if rs["method"].get(field) != first["method"].get(field):
+                    yield "results", set_id, f"method.{field}", (
+                        f"is {rs['method'].get(field)!r} but {first_id} in the same comparable_set {name!r} has "
+                        f"{first['method'].get(field)!r}; give this set its own comparable_set or align the method")
+
+
 @check
 def check_support_coverage(data, ctx):
     """Notes (listed by ``validate --warnings``): the cells of each engine's grids that no source documents yet."""
