@@ -346,8 +346,8 @@ LATENCY_LIMIT_MS = 600000
 
 
 def _row_key(row, method):
-    return (row["engine"], row.get("engine_version"), row.get("backend"), row["gpu"], row["gpus"], row["model"], row["weights"], row.get("kv"),
-            row.get("parallelism"), row.get("concurrency", method.get("concurrency")),
+    return (row.get("system"), row["engine"], row.get("engine_version"), row.get("backend"), row["gpu"], row["gpus"], row["model"], row["weights"], row.get("kv"),
+            row.get("parallelism"), row.get("variant"), row.get("concurrency", method.get("concurrency")),
             row.get("input_tokens", method.get("input_tokens")), row.get("output_tokens", method.get("output_tokens")))
 
 
@@ -402,7 +402,7 @@ def check_results_duplicates(data, ctx):
         for i, row in enumerate(rs["rows"]):
             key = _row_key(row, rs["method"])
             if key in seen:
-                yield "results", set_id, f"rows[{i}]", (f"measures the same setup as rows[{seen[key]}] (engine, version, backend, GPU, "
+                yield "results", set_id, f"rows[{i}]", (f"measures the same setup as rows[{seen[key]}] (system, engine, version, backend, GPU, "
                                                          "count, model, precision, parallelism, concurrency, lengths); "
                                                          "merge them or say what differs in `parallelism` or the lengths")
             else:
