@@ -10,8 +10,7 @@ DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        self.print_usage(sys.stderr)
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {message} (see `{self.prog} --help`)", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -90,13 +89,25 @@ def cmd_recommend(args):
     return _emit(answer(_load_or_exit(args.data_dir), "recommend", answers))
 
 
+FIT_OPTIONS = ("model", "quantization", "gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs",
+               "kv_cache", "engine", "context_tokens", "concurrency")
+
+
 def cmd_fit(args):
     from .api import answer
-    answers = {k: v for k, v in {
-        "model": args.model, "quantization": args.quantization, "gpus": args.gpus,
-        "gpu_memory_gb": args.gpu_memory_gb, "ram_gb": args.ram_gb,
-        "context_tokens": args.context_tokens, "concurrency": args.concurrency}.items() if v is not None}
-    return _emit(answer(_load_or_exit(args.data_dir), "fit", answers))
+    if args.gpu is None and args.gpu_memory_gb is None and args.memory != "cpu" and not (args.memory == "unified" and args.ram_gb):
+        print("error: --gpu or --gpu-memory-gb: give a GPU id from data/gpus or the memory of one GPU in GiB "
+              "(or --memory cpu with --ram-gb)", file=sys.stderr)
+        return 2
+    answers = {k: getattr(args, k) for k in FIT_OPTIONS if getattr(args, k) is not None}
+    response = answer(_load_or_exit(args.data_dir), "fit", answers)
+    if not response["ok"]:
+        err = response["error"]
+        print(f"error: --{err['key'].replace('_', '-')}: {err['detail']}", file=sys.stderr)
+        return 2
+    if not args.table:
+        response["result"].pop("table", None)
+    return _emit(response)
 
 
 def cmd_fix(args):
@@ -121,14 +132,23 @@ def main(argv=None):
     p.add_argument("--answers", required=True, help="JSON object of answers, e.g. '{\"scale\": \"local\"}'")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_recommend)
-    p = sub.add_parser("fit", help="print a memory-fit estimate as JSON")
-    p.add_argument("--model", required=True)
-    p.add_argument("--quantization")
-    p.add_argument("--gpus", type=int)
-    p.add_argument("--gpu-memory-gb", type=float, required=True)
-    p.add_argument("--ram-gb", type=float)
-    p.add_argument("--context-tokens", type=int)
-    p.add_argument("--concurrency", type=int)
+    p = sub.add_parser("fit", help="print a memory-fit and capacity estimate as JSON",
+                       description="Memory sizes are the vendors' figures: GPU, unified and host memory in GiB (an '80 GB' H100 "
+                                   "has 80 GiB); bandwidths in decimal GB/s.")
+    p.add_argument("--model", required=True, help="model id from data/models")
+    p.add_argument("--quantization", help="weight quantization id (default: the model's own precision)")
+    p.add_argument("--gpu", help="GPU or machine id from data/gpus (memory, bandwidth and memory mode)")
+    p.add_argument("--gpus", help="number of GPUs (tensor parallel)")
+    p.add_argument("--gpu-memory-gb", help="memory of one GPU in GiB, when it is not in data/gpus")
+    p.add_argument("--bandwidth-gbs", help="memory bandwidth of that GPU in GB/s (for the speed estimate)")
+    p.add_argument("--memory", help="discrete, unified or cpu (Apple GPU ids imply unified)")
+    p.add_argument("--ram-gb", help="host RAM in GiB (offload; all memory on a CPU-only machine)")
+    p.add_argument("--ram-bandwidth-gbs", help="host memory bandwidth in GB/s")
+    p.add_argument("--kv-cache", help="KV-cache quantization id (default: 16-bit)")
+    p.add_argument("--engine", help="engine id: its memory share and the KV precisions it supports")
+    p.add_argument("--context-tokens", help="context length per sequence")
+    p.add_argument("--concurrency", help="concurrent sequences")
+    p.add_argument("--table", action="store_true", help="also print every weight x KV precision (what fits)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_fit)
     p = sub.add_parser("coverage", help="count the undocumented cells of each engine's support grids")

@@ -9,7 +9,7 @@ Python traceback.
 import json
 
 from .catalog import Catalog
-from .fit import estimate
+from .fit import estimate, fit_arguments
 from .inputs import InputError, _shown, clean_answers
 from .rules import recommend
 
@@ -24,13 +24,16 @@ def load(catalog_json):
 
 def run_fit(catalog, answers):
     answers = clean_answers(catalog, answers, page="fit")
+    label = lambda k: next((q["label"] for q in catalog.questions["questions"] if q["key"] == k), k)  # noqa: E731
     if not answers.get("model"):
-        raise InputError("model", None, "model is required for a fit estimate", sorted(catalog.models))
-    if not answers.get("gpu_memory_gb"):
-        raise InputError("gpu_memory_gb", None, "gpu_memory_gb is required for a fit estimate (memory of one GPU, in GB)")
-    return estimate(catalog, answers["model"], answers.get("quantization"), answers.get("gpus", 1),
-                    answers["gpu_memory_gb"], answers.get("ram_gb"), answers.get("context_tokens"),
-                    answers.get("concurrency"))
+        raise InputError("model", None, "choose a model for the estimate", sorted(catalog.models), label("model"))
+    mode = answers.get("memory")
+    if mode == "cpu":
+        if not answers.get("ram_gb"):
+            raise InputError("ram_gb", None, "a CPU-only machine needs its RAM size (GiB)", label=label("ram_gb"))
+    elif not answers.get("gpu") and not answers.get("gpu_memory_gb") and not (mode == "unified" and answers.get("ram_gb")):
+        raise InputError("gpu", None, "choose a GPU or machine, or give the memory per GPU (GiB)", label=label("gpu"))
+    return estimate(catalog, answers["model"], answers.get("quantization"), with_table=True, **fit_arguments(answers))
 
 
 def answer(catalog, op, answers):
@@ -40,9 +43,15 @@ def answer(catalog, op, answers):
             return {"ok": True, "result": recommend(catalog, answers)}
         if op == "fit":
             return {"ok": True, "result": run_fit(catalog, answers)}
-        raise InputError("op", op, f"op: {_shown(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
+        raise InputError("op", op, f"{_shown(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
     except InputError as exc:
         return {"ok": False, "error": exc.to_dict()}
+    except RecursionError:
+        return {"ok": False, "error": InputError("answers", None, "answers are nested too deeply").to_dict()}
+    except Exception as exc:  # a broken catalog must not show a traceback to the reader
+        return {"ok": False, "error": {"key": "catalog", "value": None, "label": "catalog", "allowed": [],
+                                       "detail": f"the selector could not answer ({type(exc).__name__}); the catalog may be incomplete",
+                                       "message": f"catalog: the selector could not answer ({type(exc).__name__}); the catalog may be incomplete"}}
 
 
 def handle(request_json):
@@ -54,4 +63,4 @@ def handle(request_json):
         return json.dumps({"ok": False, "error": {"key": "request", "value": None, "message": "request is not JSON", "allowed": []}})
     if not isinstance(request, dict):
         request = {}
-    return json.dumps(answer(_catalog, request.get("op"), request.get("answers", {})), sort_keys=True)
+    return json.dumps(answer(_catalog, request.get("op"), request.get("answers", {})), sort_keys=True, allow_nan=False)

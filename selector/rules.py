@@ -177,11 +177,9 @@ def evaluate(catalog, engine, answers, fit, trace):
 
 
 def _fit_for(catalog, answers):
-    if not answers.get("model") or not answers.get("gpu_memory_gb"):
+    if not answers.get("model") or not (answers.get("gpu") or answers.get("gpu_memory_gb") or answers.get("memory") in ("cpu", "unified") and answers.get("ram_gb")):
         return None
-    return fit_mod.estimate(
-        catalog, answers["model"], answers.get("quantization"), answers.get("gpus", 1),
-        answers["gpu_memory_gb"], answers.get("ram_gb"), answers.get("context_tokens"), answers.get("concurrency"))
+    return fit_mod.estimate(catalog, answers["model"], answers.get("quantization"), **fit_mod.fit_arguments(answers))
 
 
 def recommend(catalog, answers, trace=None):

@@ -9,7 +9,7 @@ precision. So an AWQ checkpoint keeps its embeddings and output head in 16 bits,
 everything but the routed experts in BF16.
 """
 
-GROUPS = ("embeddings", "lm_head", "attention", "dense_mlp", "routed_experts", "shared_experts", "other")
+GROUPS = ("embeddings", "lm_head", "attention", "dense_mlp", "routed_experts", "shared_experts", "other", "mtp")
 
 
 def _scheme_bits(scheme, group):
@@ -37,13 +37,20 @@ def group_bits(catalog, model, quant_id=None):
     return out
 
 
-def params_by_group(model):
-    """Parameters (billions) per group."""
-    return {g: float(model["params"].get(g, 0.0)) for g in GROUPS}
+def params_by_group(model, include_mtp=False):
+    """Parameters (billions) per group. A multi-token-prediction module is left out unless asked for: engines
+    load it only for MTP speculative decoding, and GGUF conversions drop it."""
+    return {g: float(model["params"].get(g, 0.0)) for g in GROUPS if include_mtp or g != "mtp"}
 
 
-def weight_bytes(catalog, model, quant_id=None):
+def weight_bytes(catalog, model, quant_id=None, include_mtp=False):
     """``(total bytes, {group: bytes})`` of the weights in ``quant_id``."""
     bits = group_bits(catalog, model, quant_id)
-    per = {g: n * 1e9 * bits[g] / 8 for g, n in params_by_group(model).items()}
+    per = {g: n * 1e9 * bits[g] / 8 for g, n in params_by_group(model, include_mtp).items()}
     return sum(per.values()), per
+
+
+def checkpoint_bytes(catalog, model, quant_id):
+    """Size of a published checkpoint: safetensors uploads keep an MTP module, GGUF conversions drop it."""
+    family = catalog.quantization[quant_id].get("family")
+    return weight_bytes(catalog, model, quant_id, include_mtp=family != "gguf")[0]

@@ -53,7 +53,14 @@ def test_recommend_bad_input_exits_2(case):
     (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "-5"], "out of range"),
     (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "80", "--quantization", "fp3"], "quantization"),
     (["fit", "--model", "qwen3-8b"], "--gpu-memory-gb"),
-    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "eighty"], "invalid float"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "eighty"], "--gpu-memory-gb: 'eighty' is not a number"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "0x10"], "--gpu-memory-gb: '0x10' is not a number"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--gpus", "1e400"], "--gpus: '1e400' is not a whole number"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100"], "--gpu: 'h100' is not allowed"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--memory", "unified"], "--memory: 'unified' is not allowed"[:9]),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--kv-cache", "fp8"], "--kv-cache: 'fp8' is not allowed"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--gpu-memory-gb", "80"], "not both"),
+    (["fit", "--model", "qwen3-8b", "--memory", "cpu"], "--ram-gb"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_cli_errors_are_one_clear_line(args, fragment):
@@ -61,6 +68,26 @@ def test_cli_errors_are_one_clear_line(args, fragment):
     assert proc.returncode == 2, proc.stdout
     assert "Traceback" not in proc.stderr
     assert fragment in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_fit_cli_contract():
+    """The documented command line: today's keys plus capacity and speed."""
+    proc = run("fit", "--model", "qwen3-32b", "--quantization", "fp8", "--gpu", "h100-sxm", "--kv-cache", "kv-fp8",
+               "--context-tokens", "32768", "--concurrency", "16")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    for key in ("weights_gb", "kv_cache_gb", "overhead_gb", "required_gb", "available_gb", "fits_gpu", "fits_with_offload",
+                "offload", "kv_bytes_per_token", "notes"):
+        assert key in out
+    assert set(out["capacity"]) >= {"kv_tokens", "max_sequences", "max_context_tokens"}
+    assert set(out["speed"]) >= {"decode_tokens_per_s", "basis"}
+    assert out["capacity"]["max_sequences"] >= 7 and "table" not in out
+    mac = json.loads(run("fit", "--model", "llama-3.1-8b", "--gpu", "apple-m4-max").stdout)
+    assert mac["machine"]["mode"] == "unified"
+    cpu = json.loads(run("fit", "--model", "qwen3-8b", "--quantization", "gguf-q4-k-m", "--memory", "cpu", "--ram-gb", "32",
+                         "--ram-bandwidth-gbs", "89.6").stdout)
+    assert cpu["fits"] and cpu["speed"]["decode_tokens_per_s"] > 0
 
 
 def test_validate_missing_dir_fails_cleanly(tmp_path):
