@@ -154,22 +154,28 @@ def machine(catalog, gpu=None, gpu_memory_gb=None, gpus=1, memory=None, ram_gb=N
     return out
 
 
-def _engine_fraction(catalog, engine_id, mode):
+def _engine_fraction(catalog, engine_id, mode, profile=None):
+    """(fraction, of, reserve GiB, words) for the engine named, or for the profile (``server`` or ``local``)."""
     defaults = catalog.questions["fit_defaults"]
     engine = catalog.engines.get(engine_id) if engine_id else None
     frac = ((engine or {}).get("memory") or {}).get("fraction")
+    server_reserve, local_reserve = _fact(defaults, "runtime_reserve_gib"), _fact(defaults, "local_reserve_gib")
     if frac:
-        return frac["value"], frac["of"], f"{engine['name']}'s {frac['option']} default ({frac['value']:g} of {frac['of'].replace('-', ' ')})"
-    if mode == "discrete":
-        value = _fact(defaults, "gpu_fraction")
-        who = f"{engine['name']} documents no memory share, so" if engine else "no engine named, so"
-        return value, "total", f"{who} a {value:g} share of GPU memory as vLLM's default"
-    return 1.0, "total", "all of the GPU-usable memory (local runtimes allocate as they go)"
+        return (frac["value"], frac["of"], server_reserve,
+                f"{engine['name']}'s {frac['option']} default ({frac['value']:g} of {frac['of'].replace('-', ' ')} memory)")
+    if engine is not None and engine["tier"] in ("L1", "L1.5"):
+        profile = "local"
+    if profile == "local" or mode != "discrete":
+        who = f"{engine['name']} allocates" if engine else "desktop runtimes allocate"
+        return 1.0, "total", local_reserve, f"all of it ({who} the KV cache for the context asked)"
+    value = _fact(defaults, "gpu_fraction")
+    who = f"{engine['name']} documents no memory share, so" if engine else "no engine named, so"
+    return value, "total", server_reserve, f"{who} a {value:g} share, vLLM's default"
 
 
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
-             ram_bandwidth_gbs=None, dp_attention=False, with_table=False):
+             ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
     from .weights import weight_bytes
 
@@ -189,8 +195,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     shape = kv_shape(model, kv_bits)
     one_seq = sequence_bytes(shape, context)
     want_kv = one_seq * sequences
-    reserve = _fact(defaults, "runtime_reserve_gib") * GIB
-    fraction, of, fraction_text = _engine_fraction(catalog, engine, mode)
+    fraction, of, reserve_gib, fraction_text = _engine_fraction(catalog, engine, mode, profile)
+    reserve = reserve_gib * GIB
     shards = kv_shards(model, g, dp_attention) if mode != "cpu" else 1
 
     # memory of one device (GPU, GPU-usable share of a unified pool, or the host's RAM for CPU-only)
@@ -249,8 +255,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     if device is None:
         notes.append("Give the GPU (or its memory) to compare the estimate with your hardware.")
     else:
-        notes.append(f"Per {'device' if mode != 'cpu' else 'machine'}: {fraction_text}, minus {reserve / GIB:g} GiB runtime reserve "
-                     "(CUDA context, activations, graphs), minus the weights; the rest holds KV cache.")
+        notes.append(f"Memory per {'GPU' if mode == 'discrete' else 'machine' if mode == 'cpu' else 'GPU share'}: {fraction_text}, "
+                     f"less {reserve / GIB:g} GiB runtime reserve (CUDA context, activations, graphs) and the weights; the rest holds "
+                     "KV cache.")
         if fits and capacity:
             met = capacity["max_sequences"] >= sequences
             notes.append(f"Fits: {capacity['kv_tokens']:,} tokens of KV cache, {capacity['max_sequences']:,} sequences of {context} tokens; "
@@ -267,6 +274,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "model": model_id,
         "quantization": quant_id,
         "kv_cache": kv_quantization,
+        "context_tokens": context,
+        "concurrency": sequences,
         "weights_gb": round(total_w / GB, 2),
         "kv_cache_gb": round(want_kv / GB, 2),
         "overhead_gb": round(reserve * max(1, g) / GB, 2),
@@ -291,7 +300,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     if with_table:
         out["table"] = fit_table(catalog, model_id, gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
                                  concurrency=sequences, gpu=gpu, memory=memory, engine=engine, bandwidth_gbs=bandwidth_gbs,
-                                 ram_bandwidth_gbs=ram_bandwidth_gbs)
+                                 ram_bandwidth_gbs=ram_bandwidth_gbs, profile=profile)
     return out
 
 

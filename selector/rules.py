@@ -1,22 +1,35 @@
-"""The selector: the decision tree as a baseline, then gates and scores from catalog facts.
+"""The selector: rank engines the way a practitioner would, from catalog facts.
 
-No engine is named in this module.  The tree (``data/tree.yaml``) picks the
-preferred engines for a scale and need; every other rule reads facts from the
-engine files (status, hardware, formats, quantization, features, cpu offload),
-the question mappings (``data/questions.yaml``) and the decision matrix.
-Every candidate and every exclusion carries reasons that cite those facts.
+No engine is named in this module. The decision tree (``data/tree.yaml``) gives a strong prior; every
+other point comes from facts in the engine files, the decision matrix, the model and the fit estimate.
+
+- Only a documented "no" (hardware, weight format, quantization on the hardware, a gated workload
+  feature), a retired status or an impossible fit rules an engine out. Support nobody has documented is
+  shown as "not documented" and costs points, never the engine's place.
+- Scores: the tree's pick; the matrix dimensions the answers touch (the stated priority weighs most;
+  a large mixture-of-experts model weighs the large-MoE dimension); partial or undocumented support;
+  workload features; memory offload where the model needs it. Ties are broken by the touched matrix
+  dimensions, then every dimension, then how many serving features are documented: never by name.
+- When the branch has nothing to offer, or its engines handle the hardware, format or quantization only
+  partly while a neighbouring tier handles them fully, the neighbouring tier's best engines are offered
+  with a warning about what changes.
+- When the model does not fit, the answer says what would make it work, with numbers, and answers for
+  that setup: the highest-precision quantization that fits and the engines run, or the GPUs it needs.
 """
 
 from . import fit as fit_mod
 from .inputs import clean_answers
 
 MAX_CANDIDATES = 3
-TREE_BASE, OTHER_BASE = 100, 50
+TREE_PRIOR = (20, 15, 12)
+PENALTY = {"partial": -6, "unknown": -8}
+PRIORITY_WEIGHT = 12
 RULES = (
-    "tree-leaf", "tree-default-need", "status", "hardware", "hardware-partial", "layer-defers",
-    "format", "format-partial", "quantization", "quantization-hardware", "quantization-partial",
-    "quantization-not-native", "fit-gpu", "fit-offload", "fit-none", "workload-gate", "workload-bonus",
-    "workload-undocumented", "priority", "nothing-left", "companions",
+    "tree-leaf", "tree-default-need", "tree-inferred-need", "status", "hardware", "hardware-partial", "hardware-unknown",
+    "layer-defers", "format", "format-partial", "format-unknown", "quantization", "quantization-partial",
+    "quantization-unknown", "quantization-not-native", "fit-gpu", "fit-offload", "fit-offload-no", "fit-none",
+    "fit-adjusted", "quantization-chosen", "workload-gate", "workload-bonus", "workload-undocumented", "matrix",
+    "priority", "fallback", "nothing-left", "companions",
 )
 
 
@@ -31,18 +44,58 @@ class Trace:
         self.fired.add(rule)
 
 
-def _src(catalog, engine, fact):
-    source = catalog.cite(engine, (fact or {}).get("source"))
-    return f" [{source['title']}]" if source else ""
+def _source(catalog, entry, key):
+    src = catalog.cite(entry, key) if key else None
+    return {"title": src["title"], "url": src["url"]} if src else None
 
 
-def walk_tree(catalog, answers, trace):
+def reason(text, points=0, kind="fact", source=None):
+    return {"text": text, "points": points, "kind": kind, "source": source}
+
+
+# -- the tree ---------------------------------------------------------------------------------------------
+
+def _infer_matches(catalog, leaf, answers, fit):
+    rule = leaf.get("infer")
+    if not rule:
+        return None
+    model = catalog.models.get(answers.get("model") or "")
+    hardware = answers.get("_hardware")
+    why = []
+    if model and model["architecture"] == "moe" and "moe_min_total_params_b" in rule \
+            and model["total_params_b"] >= rule["moe_min_total_params_b"]:
+        if not rule.get("needs_offload") or (fit and not fit["fits"] and fit["fits_with_offload"]):
+            why.append(f"{model['name']} is a {model['total_params_b']:g}B mixture of experts"
+                       + (" that fits only with its experts in host RAM" if rule.get("needs_offload") else ""))
+    if answers.get("memory") in rule.get("memory", []):
+        why.append("the machine has no GPU")
+    if hardware and hardware in rule.get("hardware", []):
+        why.append(f"the hardware is {catalog.name_of('hardware', hardware)}")
+    for item in answers.get("workload", []):
+        if item in rule.get("workload", []):
+            why.append(catalog.questions["workloads"][item]["label"].lower())
+    if answers.get("kv_cache") in rule.get("kv_cache", []):
+        why.append(f"the KV cache is {catalog.name_of('quantization', answers['kv_cache'])}")
+    return why or None
+
+
+def walk_tree(catalog, answers, trace, fit=None):
     tree = catalog.tree
     branch = next(b for b in tree["branches"] if b["scale"] == answers["scale"])
     need = answers.get("need")
+    inferred = None
     if need is None:
-        leaf = next(leaf for leaf in branch["leaves"] if leaf.get("default"))
-        trace("tree-default-need")
+        for leaf in branch["leaves"]:
+            why = _infer_matches(catalog, leaf, answers, fit)
+            if why:
+                inferred = (leaf, why)
+                break
+        if inferred:
+            leaf = inferred[0]
+            trace("tree-inferred-need")
+        else:
+            leaf = next(leaf for leaf in branch["leaves"] if leaf.get("default"))
+            trace("tree-default-need")
     else:
         leaf = next(leaf for leaf in branch["leaves"] if leaf["need"] == need)
     trace("tree-leaf")
@@ -51,208 +104,493 @@ def walk_tree(catalog, answers, trace):
         {"id": branch["id"], "label": branch["label"]},
         {"id": leaf["id"], "label": leaf["label"]},
     ]
+    if inferred:
+        path[-1]["inferred"] = "; ".join(inferred[1])
     return branch, leaf, path
 
 
-def _gate_list(catalog, engine, list_name, item_id, collection, what, trace, rule):
-    """Hardware / format gate. Returns (excluded_reason or None, score delta, reason or None)."""
+# -- support facts -----------------------------------------------------------------------------------------
+
+def _support(catalog, engine, list_name, item_id, collection, what, trace, rule):
+    """Returns (excluded reason or None, reason or None) for hardware or weight format."""
     entries = engine.get(list_name, [])
     label = catalog.name_of(collection, item_id)
     if not entries and engine["kind"] != "engine":
         trace("layer-defers")
-        return None, 0, f"{label}: {engine['name']} documents no {what} of its own; it depends on the engine underneath"
+        return None, reason(f"{label}: {engine['name']} has no {what} of its own; it depends on the engine underneath")
     entry = catalog.support(engine, list_name, item_id)
-    if entry is None or entry["support"] == "no":
+    if entry is None:
+        trace(f"{rule}-unknown")
+        return None, reason(f"{label}: {what} not documented", PENALTY["unknown"], "gap")
+    src = _source(catalog, engine, entry.get("source"))
+    note = f" ({entry['note']})" if entry.get("note") else ""
+    if entry["support"] == "no":
         trace(rule)
-        detail = f" ({entry['note']})" if entry and entry.get("note") else ""
         listed = ", ".join(catalog.name_of(collection, e["id"]) for e in entries if e["support"] != "no")
-        return (f"No {what} for {label}{detail}{_src(catalog, engine, entry)}; documented: {listed or 'none'}", 0, None)
+        return reason(f"No {what} for {label}{note}; documented: {listed or 'none'}", 0, "no", src), None
     if entry["support"] == "partial":
         trace(f"{rule}-partial")
-        note = f": {entry['note']}" if entry.get("note") else ""
-        return None, -10, f"{label} is only partly supported{note}{_src(catalog, engine, entry)}"
-    note = f" ({entry['note']})" if entry.get("note") else ""
-    return None, 0, f"{what.capitalize()} for {label}{note}{_src(catalog, engine, entry)}"
+        return None, reason(f"{label}: {what} is partial{note}", PENALTY["partial"], "partial", src)
+    return None, reason(f"{what.capitalize()} for {label}{note}", 0, "support", src)
 
 
-def _gate_quantization(catalog, engine, answers, trace):
-    quant_id = answers["quantization"]
+def quantization_support(catalog, engine, quant_id, hardware):
+    """``(state, row)``: yes / partial / no / unknown for a scheme on the hardware (any hardware if None)."""
+    rows = catalog.support_all(engine, "quantization", quant_id)
+    if hardware:
+        rows = [r for r in rows if hardware in r["hardware"]]
+        if not rows:
+            return "unknown", None
+        row = rows[0]
+        return row["support"], row
+    if not rows:
+        return "unknown", None
+    for state in ("yes", "partial", "no"):
+        row = next((r for r in rows if r["support"] == state), None)
+        if row:
+            return state, row
+    return "unknown", None
+
+
+def _quantization(catalog, engine, quant_id, hardware, trace):
     quant = catalog.quantization[quant_id]
-    hardware = answers.get("hardware")
-    entries = engine.get("quantization", [])
-    if not entries and engine["kind"] != "engine":
+    if not engine.get("quantization") and engine["kind"] != "engine":
         trace("layer-defers")
-        return None, 0, f"{quant['name']}: handled by the engine underneath {engine['name']}"
-    matches = [e for e in catalog.support_all(engine, "quantization", quant_id) if e["support"] != "no"]
-    if not matches:
+        return None, reason(f"{quant['name']}: handled by the engine underneath {engine['name']}")
+    state, row = quantization_support(catalog, engine, quant_id, hardware)
+    where = f" on {catalog.name_of('hardware', hardware)}" if hardware else ""
+    src = _source(catalog, engine, (row or {}).get("source"))
+    note = f" ({row['note']})" if row and row.get("note") else ""
+    if state == "no":
         trace("quantization")
-        entry = catalog.support(engine, "quantization", quant_id)
-        return f"{quant['name']} is not among its documented quantization schemes{_src(catalog, engine, entry)}", 0, None
-    entry = next((e for e in matches if hardware in e["hardware"]), None) if hardware else matches[0]
-    if entry is None:
-        trace("quantization-hardware")
-        where = ", ".join(catalog.name_of("hardware", h) for e in matches for h in e["hardware"])
-        return (f"Runs {quant['name']} only on {where}, not on {catalog.name_of('hardware', hardware)}"
-                f"{_src(catalog, engine, matches[0])}", 0, None)
-    if entry["support"] == "partial":
+        return reason(f"No {quant['name']}{where}{note}", 0, "no", src), None
+    if state == "unknown":
+        trace("quantization-unknown")
+        return None, reason(f"{quant['name']}{where}: not documented", PENALTY["unknown"], "gap")
+    if state == "partial":
         trace("quantization-partial")
-        note = f": {entry['note']}" if entry.get("note") else ""
-        return None, -10, f"{quant['name']} is only partly supported{note}{_src(catalog, engine, entry)}"
-    return None, 0, f"Runs {quant['name']}{' on ' + catalog.name_of('hardware', hardware) if hardware else ''}{_src(catalog, engine, entry)}"
+        return None, reason(f"{quant['name']}{where} is partial{note}", PENALTY["partial"], "partial", src)
+    return None, reason(f"Runs {quant['name']}{where}{note}", 0, "support", src)
 
 
-def _feature_reason(catalog, engine, feature_key, label):
-    fact = engine["features"][feature_key]
-    note = f" ({fact['note']})" if fact.get("note") else ""
-    return fact["value"], f"{label}: {fact['value']}{note}{_src(catalog, engine, fact)}"
+def _feature(catalog, engine, key):
+    fact = (engine.get("features") or {}).get(key) or {"value": "unknown"}
+    return fact, _source(catalog, engine, fact.get("source"))
 
 
-def evaluate(catalog, engine, answers, fit, trace):
-    """Gate and score one engine. Returns (excluded_reasons, score_delta, reasons)."""
-    excluded, reasons, delta = [], [], 0
+# -- scoring ----------------------------------------------------------------------------------------------
+
+def dimension_weights(catalog, answers, branch):
+    """Weight of each matrix dimension for these answers, with the reason it counts."""
+    weights = {}
+
+    def add(dim, w, why):
+        if dim in catalog.matrix:
+            old = weights.get(dim, (0, []))
+            weights[dim] = (old[0] + w, old[1] + [why])
+
+    base = {"service": {"throughput": 2, "model-coverage": 2, "latency": 1, "ease-of-use": 1, "hardware-breadth": 1, "ecosystem": 1},
+            "local": {"ease-of-use": 3, "hardware-breadth": 2, "model-coverage": 1, "quantization": 1},
+            "cluster": {"throughput": 2, "large-moe": 2, "prefix-reuse": 1}}.get(branch["scale"], {})
+    scale = 0.5 if answers.get("priority") else 1.0
+    for dim, w in base.items():
+        add(dim, w * scale, f"{branch['scale']} scale")
+    model = catalog.models.get(answers.get("model") or "")
+    if model and model["architecture"] == "moe" and model["total_params_b"] >= 100:
+        add("large-moe", 4, f"{model['name']} is a {model['total_params_b']:g}B mixture of experts")
+    if "shared-prefix" in answers.get("workload", []):
+        add("prefix-reuse", 3, "shared prefixes")
+    if answers.get("quantization") or answers.get("kv_cache"):
+        add("quantization", 2, "a quantized model or cache")
+    hardware = answers.get("_hardware")
+    if hardware and not hardware.startswith("nvidia-"):
+        add("hardware-breadth", 2, f"{catalog.name_of('hardware', hardware)} hardware")
+    if answers.get("priority"):
+        dim = catalog.questions["priorities"][answers["priority"]]["dimension"]
+        add(dim, PRIORITY_WEIGHT, f"your priority, {catalog.questions['priorities'][answers['priority']]['label'].lower()}")
+    return weights
+
+
+def _matrix_reasons(catalog, engine, weights, trace):
+    out = []
+    for dim_id, (w, why) in sorted(weights.items(), key=lambda kv: -kv[1][0]):
+        dim = catalog.matrix[dim_id]
+        score = dim["scores"].get(engine["id"])
+        if not score:
+            continue
+        trace("priority" if any(w.startswith("your priority") for w in why) else "matrix")
+        points = round((score["score"] - 3) * w, 1)
+        out.append(reason(f"{dim['name']}: {score['score']}/5 in the site's decision matrix ({score['rationale']})"
+                          f", weighed for {', '.join(why)}", points, "matrix", _source(catalog, dim, score.get("source"))))
+    return out
+
+
+def evaluate(catalog, engine, answers, fit, weights, scale, trace):
+    """Rule one engine in or out and score it. Returns (excluded reasons, reasons)."""
+    excluded, reasons = [], []
     status = engine["status"]
     if status["value"] != "active":
         trace("status")
         instead = ", ".join(catalog.name_of("engines", s) for s in status.get("successors", []))
-        excluded.append(f"Status: {status['value']} since {status['since']}{_src(catalog, engine, status)}; use {instead} instead")
-
-    checks = []
-    if answers.get("hardware"):
-        checks.append(_gate_list(catalog, engine, "hardware", answers["hardware"], "hardware", "support", trace, "hardware"))
+        excluded.append(reason(f"Status: {status['value']} since {status['since']}; use {instead} instead", 0, "status",
+                               _source(catalog, engine, status.get("source"))))
+    hardware = answers.get("_hardware")
+    if hardware:
+        why, ok = _support(catalog, engine, "hardware", hardware, "hardware", "support", trace, "hardware")
+        excluded += [why] if why else []
+        reasons += [ok] if ok else []
     if answers.get("weights"):
-        checks.append(_gate_list(catalog, engine, "formats", answers["weights"], "formats", "loader", trace, "format"))
-    if answers.get("quantization"):
-        checks.append(_gate_quantization(catalog, engine, answers, trace))
-    for why, d, reason in checks:
-        if why:
-            excluded.append(why)
-        delta += d
-        if reason:
-            reasons.append(reason)
-
-    if fit is not None and not fit["fits_gpu"]:
-        offload = engine["features"]["cpu_offload"]
-        if not fit["fits_with_offload"]:
-            trace("fit-none")
-            excluded.append(f"The model needs about {fit['required_gb']:.0f} GB and does not fit the memory given, even with offload")
-        elif offload["value"] in ("yes", "partial"):
-            trace("fit-offload")
-            delta += 10
-            reasons.append(f"Does not fit in GPU memory alone, and keeps weights in host RAM: {_feature_reason(catalog, engine, 'cpu_offload', 'CPU offload')[1]}")
-        else:
-            trace("fit-offload")
-            excluded.append(f"The model needs about {fit['required_gb']:.0f} GB of {fit['available_gb']:g} GB GPU memory, and CPU offload is "
-                            f"{offload['value']}{_src(catalog, engine, offload)}")
-    elif fit is not None:
-        trace("fit-gpu")
-        reasons.append(f"The model fits in GPU memory ({fit['required_gb']:.0f} of {fit['available_gb']:g} GB)")
-
-    workloads = catalog.questions["workloads"]
+        why, ok = _support(catalog, engine, "formats", answers["weights"], "formats", "loader", trace, "format")
+        excluded += [why] if why else []
+        reasons += [ok] if ok else []
+    for key in ("quantization", "kv_cache"):
+        if answers.get(key):
+            why, ok = _quantization(catalog, engine, answers[key], hardware, trace)
+            excluded += [why] if why else []
+            reasons += [ok] if ok else []
+    if fit is not None:
+        why, ok = _fit_reason(catalog, engine, fit, scale, trace)
+        excluded += [why] if why else []
+        reasons += [ok] if ok else []
     for item in answers.get("workload", []):
-        spec = workloads[item]
-        value, reason = _feature_reason(catalog, engine, spec["feature"], spec["label"])
+        spec = catalog.questions["workloads"][item]
+        fact, src = _feature(catalog, engine, spec["feature"])
+        note = f" ({fact['note']})" if fact.get("note") else ""
+        value = fact["value"]
         if value == "no" and spec["gate"]:
             trace("workload-gate")
-            excluded.append(reason)
+            excluded.append(reason(f"{spec['label']}: no{note}", 0, "no", src))
         elif value == "unknown":
             trace("workload-undocumented")
-            delta -= 8 if spec["gate"] else 2
-            reasons.append(f"{spec['label']}: not documented")
+            reasons.append(reason(f"{spec['label']}: not documented", -8 if spec["gate"] else -2, "workload-gap"))
         else:
             trace("workload-bonus")
-            delta += {"yes": 6, "partial": 3, "no": -6}[value]
-            reasons.append(reason)
-
-    if answers.get("priority"):
-        trace("priority")
-        spec = catalog.questions["priorities"][answers["priority"]]
-        dim = catalog.matrix[spec["dimension"]]
-        score = dim["scores"].get(engine["id"])
-        if score:
-            delta += (score["score"] - 3) * 8
-            reasons.append(f"{dim['name']}: {score['score']}/5, {score['rationale']}{_src(catalog, dim, score)}")
-        else:
-            reasons.append(f"{dim['name']}: not scored in the decision matrix")
-    return excluded, delta, reasons
+            reasons.append(reason(f"{spec['label']}: {value}{note}", {"yes": 6, "partial": 3, "no": -6}[value], "workload", src))
+    reasons += _matrix_reasons(catalog, engine, weights, trace)
+    return excluded, reasons
 
 
-def _fit_for(catalog, answers):
-    if not answers.get("model") or not (answers.get("gpu") or answers.get("gpu_memory_gb") or answers.get("memory") in ("cpu", "unified") and answers.get("ram_gb")):
-        return None
-    return fit_mod.estimate(catalog, answers["model"], answers.get("quantization"), **fit_mod.fit_arguments(answers))
+def _fit_reason(catalog, engine, fit, scale, trace):
+    cap = fit.get("capacity") or {}
+    if fit["fits"]:
+        trace("fit-gpu")
+        text = (f"The model fits: {cap.get('max_sequences', 0):,} sequences of {fit['context_tokens']:,} tokens "
+                f"({cap.get('kv_tokens', 0):,} tokens of KV cache)")
+        return None, reason(text, 0, "fit")
+    if fit["fits_with_offload"] and scale == "local":
+        fact, src = _feature(catalog, engine, "cpu_offload")
+        methods = set(fact.get("methods", []))
+        method = fit["offload"]["method"]
+        if fact["value"] == "no":
+            trace("fit-offload-no")
+            return reason(f"The model does not fit GPU memory and {engine['name']} keeps no weights in host RAM", 0, "no", src), None
+        trace("fit-offload")
+        if fact["value"] == "unknown":
+            return None, reason("The model needs weights in host RAM; CPU offload is not documented", PENALTY["unknown"], "gap")
+        if method == "experts" and "experts" in methods:
+            return None, reason("Fits with the routed experts in host RAM, computed on the CPU: this engine does exactly that"
+                                + (f" ({fact['note']})" if fact.get("note") else ""), 12, "fit", src)
+        if method == "experts" and methods & {"layers"}:
+            return None, reason("Fits with weights in host RAM; this engine offloads whole layers, slower than keeping only "
+                                "the experts there", 2, "fit", src)
+        return None, reason(f"Fits with weights in host RAM (CPU offload: {fact['value']})", 0 if fact["value"] == "yes" else -4, "fit", src)
+    trace("fit-none")
+    return reason("The model does not fit the memory given" + (" (offload from host RAM does not count at service scale)"
+                                                               if fit["fits_with_offload"] else ""), 0, "fit"), None
 
+
+def _total(reasons):
+    return round(sum(r["points"] for r in reasons), 1)
+
+
+def _tie_key(catalog, engine, weights):
+    touched = sum((catalog.matrix[d]["scores"].get(engine["id"], {}).get("score", 3)) for d in weights)
+    every = sum(d["scores"].get(engine["id"], {}).get("score", 3) for d in catalog.matrix.values())
+    documented = sum(1 for f in (engine.get("features") or {}).values() if f.get("value") == "yes")
+    return (touched, every, documented)
+
+
+# -- fit, quantization choice and suggestions --------------------------------------------------------------
+
+def _fit_kwargs(answers):
+    kw = fit_mod.fit_arguments(answers)
+    kw["profile"] = "local" if answers["scale"] == "local" else "server"
+    kw.pop("engine", None)
+    return kw
+
+
+def _can_fit(answers):
+    return bool(answers.get("model") and (answers.get("gpu") or answers.get("gpu_memory_gb")
+                                          or (answers.get("memory") in ("cpu", "unified") and answers.get("ram_gb"))))
+
+
+def _fits(fit, scale):
+    return fit["fits"] or (scale == "local" and fit["fits_with_offload"])
+
+
+def _choose_quantization(catalog, answers, pool, leaf, trace):
+    """When no quantization is given: the model's own precision if it fits, else the highest-precision scheme
+    that fits and that the branch's engines run (the tree's pick first)."""
+    model = catalog.models[answers["model"]]
+    native = fit_mod.estimate(catalog, model["id"], None, **_fit_kwargs(answers))
+    if _fits(native, answers["scale"]):
+        return None, native
+    hardware = answers.get("_hardware")
+    picks = [e for e in (catalog.engines.get(x) for x in leaf["engines"]) if e] + pool
+    best = None
+    for q in catalog.quantization.values():
+        if q["applies_to"] != "weights" or q["bits_per_weight"] >= catalog.quantization[model["native_precision"]]["bits_per_weight"]:
+            continue
+        est = fit_mod.estimate(catalog, model["id"], q["id"], **_fit_kwargs(answers))
+        if not _fits(est, answers["scale"]):
+            continue
+        states = [quantization_support(catalog, e, q["id"], hardware)[0] for e in picks if e["kind"] == "engine"]
+        if not any(s in ("yes", "partial") for s in states):
+            continue
+        top = states[0] if states else "unknown"
+        key = ({"yes": 2, "partial": 1}.get(top, 0), sum(s == "yes" for s in states), q["bits_per_weight"], -len(q["id"]))
+        if best is None or key > best[0]:
+            best = (key, q, est)
+    if best is None:
+        return None, native
+    trace("quantization-chosen")
+    return best[1]["id"], best[2]
+
+
+def suggestions(catalog, answers, fit):
+    """What would make the model fit, or fit the asked load, computed: quantizations, GPUs, RAM, KV precision, context."""
+    out = []
+    if not fit:
+        return out
+    model = catalog.models[answers["model"]]
+    kw = _fit_kwargs(answers)
+    scale = answers["scale"]
+    quant_id = fit["quantization"]
+    if not _fits(fit, scale):
+        fitting = []
+        for q in sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights"),
+                        key=lambda q: (-q["bits_per_weight"], q["id"])):
+            est = fit_mod.estimate(catalog, model["id"], q["id"], **kw)
+            if _fits(est, scale):
+                fitting.append(f"{q['name']} ({est['weights_gb']:g} GB of weights"
+                               + (", experts in host RAM" if not est["fits"] else "") + ")")
+        if fitting:
+            out.append({"kind": "quantization", "text": "These quantizations fit this memory: " + "; ".join(fitting[:4]) + "."})
+        machine = fit["machine"]
+        if machine["mode"] == "discrete" and machine["gpu_gib"]:
+            for n in (2, 4, 8, 16, 32, 64, 128):
+                if n <= (kw.get("gpus") or 1):
+                    continue
+                est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "gpus": n})
+                if est["fits"]:
+                    out.append({"kind": "gpus", "gpus": n, "text": f"In {catalog.name_of('quantization', quant_id)} it needs {n} GPUs "
+                                f"of {machine['gpu_gib']:g} GiB ({n // 8} nodes of 8)." if n >= 16 else
+                                f"In {catalog.name_of('quantization', quant_id)} it needs {n} GPUs of {machine['gpu_gib']:g} GiB."})
+                    break
+        if fit.get("offload") and not fit["offload"]["fits"] and scale == "local":
+            need = fit["offload"]["host_gib"] + catalog.questions["fit_defaults"]["host_reserve_gib"]["value"]
+            out.append({"kind": "ram", "ram_gib": int(need) + 1,
+                        "text": f"With the experts or layers in host RAM it needs about {need:.0f} GiB of host RAM."})
+    elif not fit["concurrency_met"] and fit.get("capacity"):
+        cap = fit["capacity"]
+        out.append({"kind": "context", "text": f"At {answers.get('concurrency') or 1} sequences the longest context that fits is "
+                    f"{cap['max_context_tokens']:,} tokens; at {fit['context_tokens']:,} tokens {cap['max_sequences']:,} sequences fit."})
+        if not answers.get("kv_cache"):
+            est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "kv_quantization": "kv-fp8"})
+            if est.get("capacity"):
+                out.append({"kind": "kv", "text": f"An FP8 KV cache doubles that: {est['capacity']['max_sequences']:,} sequences of "
+                            f"{fit['context_tokens']:,} tokens."})
+        machine = fit["machine"]
+        if machine["mode"] == "discrete" and machine["gpu_gib"]:
+            for n in (2, 4, 8, 16, 32, 64):
+                if n <= (kw.get("gpus") or 1):
+                    continue
+                est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "gpus": n})
+                if est["concurrency_met"]:
+                    out.append({"kind": "gpus", "gpus": n, "text": f"{n} GPUs hold all {answers.get('concurrency')} sequences."})
+                    break
+    return out
+
+
+# -- the answer ---------------------------------------------------------------------------------------------------
 
 def recommend(catalog, answers, trace=None):
     """Answer a selector query. Raises :class:`selector.inputs.InputError` on bad input."""
     trace = trace or Trace()
     answers = clean_answers(catalog, answers, page="selector")
-    branch, leaf, path = walk_tree(catalog, answers, trace)
-    fit = _fit_for(catalog, answers)
-    warnings = []
+    work = dict(answers)
+    gpu = catalog.gpus.get(answers.get("gpu") or "")
+    work["_hardware"] = answers.get("hardware") or (gpu["hardware"] if gpu else None)
+    if gpu and not answers.get("memory"):
+        work["memory"] = {"unified": "unified", "host": "cpu"}.get(gpu["memory_mode"], "discrete")
+    if answers.get("memory") == "cpu" and not work["_hardware"]:
+        work["_hardware"] = "cpu"
+    warnings, notes = [], []
 
-    quant_id, hardware = answers.get("quantization"), answers.get("hardware")
+    fit = None
+    if _can_fit(work):
+        fit = fit_mod.estimate(catalog, work["model"], work.get("quantization"), **_fit_kwargs(work))
+    branch, leaf, path = walk_tree(catalog, work, trace, fit)
+    pool = catalog.engines_in(branch["tiers"], branch["kinds"])
+
+    if fit is not None and not work.get("quantization"):
+        chosen, est = _choose_quantization(catalog, work, pool, leaf, trace)
+        if chosen:
+            model = catalog.models[work["model"]]
+            warnings.append(f"{model['name']} in its own {catalog.name_of('quantization', model['native_precision'])} "
+                            f"({fit['weights_gb']:g} GB of weights) does not fit this memory; the answer assumes "
+                            f"{catalog.name_of('quantization', chosen)} ({est['weights_gb']:g} GB), the highest-precision "
+                            "quantization that fits and that these engines run.")
+            work["quantization"] = chosen
+            fit = est
+            branch, leaf, path = walk_tree(catalog, work, Trace(), fit)
+            pool = catalog.engines_in(branch["tiers"], branch["kinds"])
+    if fit is not None:
+        fit["context_tokens"] = fit.get("context_tokens") or work.get("context_tokens")
+    fit_for_rules = fit
+    advice = suggestions(catalog, work, fit) if fit is not None else []
+    if fit is not None and not _fits(fit, work["scale"]):
+        adjusted = next((s for s in advice if s["kind"] in ("gpus", "ram")), None)
+        model = catalog.models[work["model"]]
+        text = (f"{model['name']} in {catalog.name_of('quantization', fit['quantization'])} ({fit['weights_gb']:g} GB of "
+                "weights) does not fit the memory given")
+        if adjusted:
+            trace("fit-adjusted")
+            change = {"gpus": adjusted["gpus"]} if adjusted["kind"] == "gpus" else {"ram_gb": adjusted["ram_gib"]}
+            fit_for_rules = fit_mod.estimate(catalog, work["model"], fit["quantization"], **{**_fit_kwargs(work), **change})
+            fit_for_rules["context_tokens"] = fit["context_tokens"]
+            text += ("; the engines below are ranked for " + (f"{adjusted['gpus']} GPUs, the smallest count that holds it."
+                     if adjusted["kind"] == "gpus" else f"{adjusted['ram_gib']} GiB of host RAM, the least that holds it."))
+        else:
+            text += "; " + (advice[0]["text"][0].lower() + advice[0]["text"][1:] if advice else "nothing in this catalog makes it fit.")
+        warnings.append(text)
+
+    hardware = work.get("_hardware")
+    quant_id = work.get("quantization") or (catalog.models[work["model"]]["native_precision"] if work.get("model") else None)
     if quant_id and hardware:
         quant = catalog.quantization[quant_id]
         if quant["native_hardware"] and hardware not in quant["native_hardware"]:
             trace("quantization-not-native")
             native = ", ".join(catalog.name_of("hardware", h) for h in quant["native_hardware"])
             warnings.append(f"{quant['name']} computes natively on {native}; on {catalog.name_of('hardware', hardware)} "
-                            "an engine can at best store it and compute in a wider format.")
+                            "engines store it and compute in a wider format, so the speed gain of the format is lost.")
 
-    pool = catalog.engines_in(branch["tiers"], branch["kinds"])
+    weights = dimension_weights(catalog, work, branch)
     scored, excluded = [], []
     for engine in pool:
-        why, delta, reasons = evaluate(catalog, engine, answers, fit, trace)
+        why, reasons = evaluate(catalog, engine, work, fit_for_rules, weights, branch["scale"], trace)
         if why:
-            excluded.append({"engine": engine["id"], "name": engine["name"], "reasons": why})
+            excluded.append({"engine": engine["id"], "name": engine["name"], "tier": engine["tier"], "reasons": why,
+                             "_would_score": _total(reasons)})
             continue
         if engine["id"] in leaf["engines"]:
-            base = TREE_BASE - 5 * leaf["engines"].index(engine["id"])
-            reasons.insert(0, f"Decision tree: '{branch['label']}' then '{leaf['label']}' leads to {engine['name']}")
+            i = leaf["engines"].index(engine["id"])
+            reasons.insert(0, reason(f"Decision tree: '{branch['label']}' then '{leaf['label']}' leads to {engine['name']}",
+                                     TREE_PRIOR[min(i, len(TREE_PRIOR) - 1)], "tree"))
         else:
-            base = OTHER_BASE
-            reasons.insert(0, f"Same tier ({engine['tier']}): {engine['positioning']}")
-        scored.append({"engine": engine["id"], "name": engine["name"], "score": base + delta, "reasons": reasons})
+            reasons.insert(0, reason(f"Same tier ({engine['tier']}): {engine['positioning']}", 0, "tier"))
+        scored.append(_candidate(engine, reasons, weights, catalog, fallback=False))
+    scored.sort(key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
 
-    scored.sort(key=lambda c: (-c["score"], c["name"].lower()))
+    fallback = _fallback(catalog, work, branch, fit_for_rules, weights, scored, trace)
     candidates = scored[:MAX_CANDIDATES]
-    for pick in leaf["engines"] if candidates else []:
-        if any(e["engine"] == pick for e in excluded):
-            name = catalog.name_of("engines", pick)
-            warnings.append(f"The decision tree's pick, {name}, is ruled out by your constraints; the candidates are the next best.")
+    if fallback:
+        room = MAX_CANDIDATES - (1 if candidates else 0)
+        keep = candidates[:MAX_CANDIDATES - min(len(fallback), room)] if candidates else []
+        candidates = keep + fallback[:MAX_CANDIDATES - len(keep)]
+        for c in candidates:
+            if c["fallback"]:
+                warnings.append(f"{c['name']} {branch['fallback_note']}")
+
+    for pick in leaf["engines"]:
+        gone = next((x for x in excluded if x["engine"] == pick), None)
+        if gone and candidates:
+            warnings.append(f"The decision tree's pick, {gone['name']}, is ruled out: {gone['reasons'][0]['text']}.")
+    third = candidates[-1]["score"] if len(candidates) >= MAX_CANDIDATES else float("-inf")
     for warn in catalog.tree["warnings"]:
-        if any(e["engine"] == warn["engine"] for e in excluded):
+        gone = next((x for x in excluded if x["engine"] == warn["engine"]), None)
+        if gone and all(r["kind"] == "status" for r in gone["reasons"]) and (
+                warn["engine"] in leaf["engines"] or gone["_would_score"] >= third):
             warnings.append(warn["text"])
     if candidates and leaf.get("with"):
         trace("companions")
         fine, out = [], []
         for companion in leaf["with"]:
-            why, _, _ = evaluate(catalog, catalog.engines[companion], answers, fit, Trace())
-            (out if why else fine).append(catalog.name_of("engines", companion))
+            engine = catalog.engines.get(companion)
+            if not engine:
+                continue
+            why, _ = evaluate(catalog, engine, work, fit_for_rules, {}, branch["scale"], Trace())
+            (out if why else fine).append(engine["name"])
         text = f"Runs with: {', '.join(fine) or 'none of the usual companions'}"
         if out:
-            text += f" (ruled out by your constraints: {', '.join(out)})"
-        candidates[0]["reasons"].append(text)
+            text += f" (ruled out by your answers: {', '.join(out)})"
+        candidates[0]["reasons"].append(reason(text, 0, "companions"))
     if not candidates:
         trace("nothing-left")
-        warnings.append(_nothing_left(excluded))
+        warnings.append(_nothing_left(excluded, branch))
     if leaf.get("note"):
         path[-1]["note"] = leaf["note"]
+    for c in candidates:
+        c["why"] = _why(c, candidates)
+        c.pop("_tie", None)
+    for x in excluded:
+        x.pop("_would_score", None)
     return {
         "answers": answers,
+        "assumed": {k: work[k] for k in ("quantization",) if work.get(k) != answers.get(k)},
         "candidates": candidates,
         "excluded": excluded,
         "warnings": warnings,
+        "suggestions": advice,
         "path": path,
         "fit": fit,
     }
 
 
-def _nothing_left(excluded):
+def _candidate(engine, reasons, weights, catalog, fallback):
+    return {"engine": engine["id"], "name": engine["name"], "tier": engine["tier"], "score": _total(reasons),
+            "fallback": fallback, "reasons": reasons, "_tie": _tie_key(catalog, engine, weights)}
+
+
+def _clean(c):
+    """Hardware, format, quantization and offload all documented as full support."""
+    return not any(r["kind"] in ("partial", "gap") for r in c["reasons"])
+
+
+def _fallback(catalog, work, branch, fit, weights, scored, trace):
+    tiers = branch.get("fallback_tiers") or []
+    if not tiers:
+        return []
+    if sum(1 for c in scored[:MAX_CANDIDATES] if _clean(c)) >= 2:
+        return []
+    others = []
+    for engine in catalog.engines_in(tiers, ("engine",)):
+        why, reasons = evaluate(catalog, engine, work, fit, weights, branch["scale"], Trace())
+        if why:
+            continue
+        reasons.insert(0, reason(f"From tier {engine['tier']}: {engine['positioning']}", 0, "fallback"))
+        others.append(_candidate(engine, reasons, weights, catalog, fallback=True))
+    others = [c for c in others if _clean(c)] or ([] if scored else others)
+    if not others:
+        return []
+    trace("fallback")
+    others.sort(key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
+    return others[:2]
+
+
+def _why(c, candidates):
+    """The few score components that decided this candidate's place, in words."""
+    parts = sorted((r for r in c["reasons"] if r["points"]), key=lambda r: -abs(r["points"]))[:3]
+    return [f"{'+' if r['points'] > 0 else ''}{r['points']:g}: {r['text'].split(' (')[0]}" for r in parts]
+
+
+def _nothing_left(excluded, branch):
     counts = {}
     for row in excluded:
-        head = row["reasons"][0].split(":")[0].split(" for ")[0][:60]
+        head = row["reasons"][0]["text"]
         counts[head] = counts.get(head, 0) + 1
-    main = max(counts, key=counts.get) if counts else "your answers"
-    return (f"No engine in this tier passes every constraint. The most common blocker: {main}. "
-            "Relax the hardware, format, quantization or memory answers and try again.")
+    if not counts:
+        return "No engine in this tier matches these answers."
+    main = max(counts, key=counts.get)
+    return (f"No engine in this tier passes every constraint. The most common blocker ({counts[main]} of {len(excluded)}): "
+            f"{main}. Change that answer, or see what would make it work below.")

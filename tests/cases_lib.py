@@ -1,6 +1,28 @@
 """Loads the table-driven selector cases and checks one result against its expectations.
 
 Shared by the CPython tests and the browser tests, so both hold the page to the same table.
+
+Expectation keys (all optional):
+  first / second            the first / second candidate's engine id
+  first_in                  the first candidate is one of these
+  not_first                 this engine is not the first candidate
+  candidates_include        every one of these is a candidate
+  candidates_include_any    at least one of these is a candidate
+  not_candidates            none of these is a candidate
+  excluded                  {engine: fragment}: the engine is ruled out and a reason holds the fragment
+  not_excluded              none of these is ruled out
+  excluded_any_contains     some exclusion reason holds this fragment
+  warnings_contain          every fragment appears in some warning
+  warnings_exclude          no warning holds any of these fragments
+  reason_contains           {engine: fragment}: a reason of that candidate holds the fragment
+  suggestion_contains       every fragment appears in some suggestion
+  effective_quantization_in the quantization the answer assumed (or was given) is one of these
+  fallback                  true: some candidate comes from a fallback tier
+  fit                       {key: value} of the fit estimate
+  leaf                      the tree leaf taken
+  no_candidates             true: the answer is empty (with a warning)
+  fired                     rules that must fire (CPython only)
+Every non-invalid case must have candidates unless it says no_candidates.
 """
 
 from pathlib import Path
@@ -8,9 +30,10 @@ from pathlib import Path
 import yaml
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
+KINDS = ("tree", "gates", "expert", "invalid")
 
 
-def load_cases(kinds=("tree", "gates", "invalid")):
+def load_cases(kinds=KINDS):
     cases = []
     for kind in kinds:
         for case in yaml.safe_load((CASES_DIR / f"{kind}.yaml").read_text()):
@@ -21,35 +44,59 @@ def load_cases(kinds=("tree", "gates", "invalid")):
     return cases
 
 
+def texts(reasons):
+    return [r["text"] if isinstance(r, dict) else r for r in reasons]
+
+
 def check_result(result, expect):
     """Assert a recommend() result matches a case's `expect` block."""
     cands = [c["engine"] for c in result["candidates"]]
-    excluded = {x["engine"]: " ".join(x["reasons"]) for x in result["excluded"]}
+    excluded = {x["engine"]: " ".join(texts(x["reasons"])) for x in result["excluded"]}
     if "first" in expect:
-        assert cands and cands[0] == expect["first"], f"first candidate {cands[:1]} != {expect['first']}"
+        assert cands and cands[0] == expect["first"], f"first candidate {cands[:1]} != {expect['first']} ({cands})"
+    if "first_in" in expect:
+        assert cands and cands[0] in expect["first_in"], f"first candidate {cands[:1]} not in {expect['first_in']} ({cands})"
+    if "not_first" in expect:
+        assert not cands or cands[0] != expect["not_first"], f"{expect['not_first']} must not be first ({cands})"
     if "second" in expect:
         assert len(cands) > 1 and cands[1] == expect["second"], f"second candidate in {cands} != {expect['second']}"
     for engine in expect.get("candidates_include", []):
         assert engine in cands, f"{engine} not among {cands}"
+    if "candidates_include_any" in expect:
+        assert set(cands) & set(expect["candidates_include_any"]), f"none of {expect['candidates_include_any']} in {cands}"
     for engine in expect.get("not_candidates", []):
-        assert engine not in cands, f"{engine} should not be a candidate"
+        assert engine not in cands, f"{engine} should not be a candidate ({cands})"
     for engine, fragment in expect.get("excluded", {}).items():
-        assert engine in excluded, f"{engine} not excluded ({list(excluded)})"
+        assert engine in excluded, f"{engine} not excluded ({list(excluded)}; candidates {cands})"
         assert fragment in excluded[engine], f"{fragment!r} not in {excluded[engine]!r}"
+    for engine in expect.get("not_excluded", []):
+        assert engine not in excluded, f"{engine} is excluded: {excluded.get(engine)}"
     if "excluded_any_contains" in expect:
         assert any(expect["excluded_any_contains"] in r for r in excluded.values()), excluded
     for fragment in expect.get("warnings_contain", []):
         assert any(fragment in w for w in result["warnings"]), f"{fragment!r} not in {result['warnings']}"
+    for fragment in expect.get("warnings_exclude", []):
+        assert not any(fragment in w for w in result["warnings"]), f"{fragment!r} in {result['warnings']}"
     for engine, fragment in expect.get("reason_contains", {}).items():
-        reasons = next(c["reasons"] for c in result["candidates"] if c["engine"] == engine)
+        reasons = texts(next(c["reasons"] for c in result["candidates"] if c["engine"] == engine))
         assert any(fragment in r for r in reasons), f"{fragment!r} not in {reasons}"
+    for fragment in expect.get("suggestion_contains", []):
+        said = [s["text"] for s in result.get("suggestions", [])]
+        assert any(fragment in s for s in said), f"{fragment!r} not in suggestions {said}"
+    if "effective_quantization_in" in expect:
+        q = (result.get("assumed") or {}).get("quantization") or result["answers"].get("quantization")
+        assert q in expect["effective_quantization_in"], f"assumed quantization {q!r} not in {expect['effective_quantization_in']}"
+    if "fallback" in expect:
+        assert any(c.get("fallback") for c in result["candidates"]) == expect["fallback"], cands
     if "leaf" in expect:
         assert result["path"][-1]["id"] == expect["leaf"]
     if expect.get("no_candidates"):
         assert cands == [] and result["warnings"], result
+    else:
+        assert cands, f"empty answer: {result['warnings']}"
     if "fit" in expect:
         for key, value in expect["fit"].items():
-            assert result["fit"][key] == value, (key, result["fit"])
+            assert result["fit"][key] == value, (key, result["fit"][key], result["fit"]["notes"])
     # invariants of every answer
     assert len(cands) <= 3
     for c in result["candidates"]:

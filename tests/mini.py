@@ -65,7 +65,7 @@ def mini_catalog():
                                "leaves": [{"id": "svc-d", "need": "default", "label": "Default", "default": True, "engines": ["alpha"]}]}],
                  "warnings": [{"engine": "beta", "text": "Beta is retired"}]},
         "questions": {"questions": [], "workloads": {}, "priorities": {}, "verified": "2026-01-02",
-                      "fit_defaults": {"context_tokens": 8192, "concurrency": 1, "runtime_reserve_gib": {"value": 2, "note": "n"},
+                      "fit_defaults": {"context_tokens": 8192, "concurrency": 1, "runtime_reserve_gib": {"value": 2, "note": "n"}, "local_reserve_gib": {"value": 1, "note": "n"},
                                        "gpu_fraction": {"value": 0.9, "note": "n"}, "host_reserve_gib": {"value": 8, "note": "n"},
                                        "unified_gpu_fraction": {"value": 0.75, "note": "n"}},
                       "memory_modes": {"discrete": "Discrete", "unified": "Unified", "cpu": "CPU"}, "sources": SRC},
