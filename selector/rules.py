@@ -49,8 +49,10 @@ def _source(catalog, entry, key):
     return {"title": src["title"], "url": src["url"]} if src else None
 
 
-def reason(text, points=0, kind="fact", source=None):
-    return {"text": text, "points": points, "kind": kind, "source": source}
+def reason(text, points=0, kind="fact", source=None, short=None, about=None):
+    """One reason: the sentence shown, the points it adds to the score, its kind (and what it is about: hardware,
+    format, quantization, offload), its citation, and a few words for the "why this order" line."""
+    return {"text": text, "points": points, "kind": kind, "about": about, "source": source, "short": short or text}
 
 
 # -- the tree ---------------------------------------------------------------------------------------------
@@ -121,17 +123,17 @@ def _support(catalog, engine, list_name, item_id, collection, what, trace, rule)
     entry = catalog.support(engine, list_name, item_id)
     if entry is None:
         trace(f"{rule}-unknown")
-        return None, reason(f"{label}: {what} not documented", PENALTY["unknown"], "gap")
+        return None, reason(f"{label}: {what} not documented", PENALTY["unknown"], "gap", about=rule)
     src = _source(catalog, engine, entry.get("source"))
     note = f" ({entry['note']})" if entry.get("note") else ""
     if entry["support"] == "no":
         trace(rule)
         listed = ", ".join(catalog.name_of(collection, e["id"]) for e in entries if e["support"] != "no")
-        return reason(f"No {what} for {label}{note}; documented: {listed or 'none'}", 0, "no", src), None
+        return reason(f"No {what} for {label}{note}; documented: {listed or 'none'}", 0, "no", src, about=rule), None
     if entry["support"] == "partial":
         trace(f"{rule}-partial")
-        return None, reason(f"{label}: {what} is partial{note}", PENALTY["partial"], "partial", src)
-    return None, reason(f"{what.capitalize()} for {label}{note}", 0, "support", src)
+        return None, reason(f"{label}: {what} is partial{note}", PENALTY["partial"], "partial", src, about=rule)
+    return None, reason(f"{what.capitalize()} for {label}{note}", 0, "support", src, about=rule)
 
 
 def quantization_support(catalog, engine, quant_id, hardware):
@@ -166,10 +168,10 @@ def _quantization(catalog, engine, quant_id, hardware, trace):
         return reason(f"No {quant['name']}{where}{note}", 0, "no", src), None
     if state == "unknown":
         trace("quantization-unknown")
-        return None, reason(f"{quant['name']}{where}: not documented", PENALTY["unknown"], "gap")
+        return None, reason(f"{quant['name']}{where}: not documented", PENALTY["unknown"], "gap", about="quantization")
     if state == "partial":
         trace("quantization-partial")
-        return None, reason(f"{quant['name']}{where} is partial{note}", PENALTY["partial"], "partial", src)
+        return None, reason(f"{quant['name']}{where} is partial{note}", PENALTY["partial"], "partial", src, about="quantization")
     return None, reason(f"Runs {quant['name']}{where}{note}", 0, "support", src)
 
 
@@ -221,7 +223,8 @@ def _matrix_reasons(catalog, engine, weights, trace):
         trace("priority" if any(w.startswith("your priority") for w in why) else "matrix")
         points = round((score["score"] - 3) * w, 1)
         out.append(reason(f"{dim['name']}: {score['score']}/5 in the site's decision matrix ({score['rationale']})"
-                          f", weighed for {', '.join(why)}", points, "matrix", _source(catalog, dim, score.get("source"))))
+                          f", weighed for {', '.join(why)}", points, "matrix", _source(catalog, dim, score.get("source")),
+                          short=f"{dim['name'].lower()} {score['score']}/5"))
     return out
 
 
@@ -265,7 +268,8 @@ def evaluate(catalog, engine, answers, fit, weights, scale, trace):
             reasons.append(reason(f"{spec['label']}: not documented", -8 if spec["gate"] else -2, "workload-gap"))
         else:
             trace("workload-bonus")
-            reasons.append(reason(f"{spec['label']}: {value}{note}", {"yes": 6, "partial": 3, "no": -6}[value], "workload", src))
+            reasons.append(reason(f"{spec['label']}: {value}{note}", {"yes": 6, "partial": 3, "no": -6}[value], "workload", src,
+                                  short=f"{spec['label'].lower()}: {value}"))
     reasons += _matrix_reasons(catalog, engine, weights, trace)
     return excluded, reasons
 
@@ -289,10 +293,11 @@ def _fit_reason(catalog, engine, fit, scale, trace):
             return None, reason("The model needs weights in host RAM; CPU offload is not documented", PENALTY["unknown"], "gap")
         if method == "experts" and "experts" in methods:
             return None, reason("Fits with the routed experts in host RAM, computed on the CPU: this engine does exactly that"
-                                + (f" ({fact['note']})" if fact.get("note") else ""), 12, "fit", src)
+                                + (f" ({fact['note']})" if fact.get("note") else ""), 12, "fit", src,
+                                short="keeps the experts in host RAM")
         if method == "experts" and methods & {"layers"}:
             return None, reason("Fits with weights in host RAM; this engine offloads whole layers, slower than keeping only "
-                                "the experts there", 2, "fit", src)
+                                "the experts there", 2, "fit", src, short="offloads whole layers")
         return None, reason(f"Fits with weights in host RAM (CPU offload: {fact['value']})", 0 if fact["value"] == "yes" else -4, "fit", src)
     trace("fit-none")
     return reason("The model does not fit the memory given" + (" (offload from host RAM does not count at service scale)"
@@ -357,57 +362,87 @@ def _choose_quantization(catalog, answers, pool, leaf, trace):
     return best[1]["id"], best[2]
 
 
-def suggestions(catalog, answers, fit):
-    """What would make the model fit, or fit the asked load, computed: quantizations, GPUs, RAM, KV precision, context."""
+def _supported(catalog, engines, quant_id, hardware):
+    """True when an engine of the answer's tier documents full support for the scheme on the hardware."""
+    return any(quantization_support(catalog, e, quant_id, hardware)[0] == "yes"
+               for e in engines if e["kind"] == "engine" and e["status"]["value"] == "active")
+
+
+def _gpus_needed(catalog, model_id, quant_id, kw, start):
+    for n in (2, 4, 8, 16, 32, 64, 128):
+        if n <= start:
+            continue
+        if fit_mod.estimate(catalog, model_id, quant_id, **{**kw, "gpus": n})["fits"]:
+            return n
+    return None
+
+
+def suggestions(catalog, answers, fit, engines):
+    """What would make the model fit, or fit the asked load, computed from the fit estimate: quantizations the
+    tier's engines run, GPUs, host RAM, KV-cache precision and context, each with numbers."""
     out = []
     if not fit:
         return out
     model = catalog.models[answers["model"]]
     kw = _fit_kwargs(answers)
     scale = answers["scale"]
+    hardware = answers.get("_hardware")
     quant_id = fit["quantization"]
+    name = lambda q: catalog.name_of("quantization", q)  # noqa: E731
+    machine = fit["machine"]
     if not _fits(fit, scale):
         fitting = []
+        top = engines[:1]
         for q in sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights"),
-                        key=lambda q: (-q["bits_per_weight"], q["id"])):
+                        key=lambda q: (not _supported(catalog, top, q["id"], hardware), -q["bits_per_weight"], q["id"])):
+            if not _supported(catalog, engines, q["id"], hardware):
+                continue
             est = fit_mod.estimate(catalog, model["id"], q["id"], **kw)
             if _fits(est, scale):
-                fitting.append(f"{q['name']} ({est['weights_gb']:g} GB of weights"
-                               + (", experts in host RAM" if not est["fits"] else "") + ")")
+                fitting.append(f"{q['name']} ({est['weights_gb']:g} GB of weights" + (", experts in host RAM" if not est["fits"] else "") + ")")
         if fitting:
-            out.append({"kind": "quantization", "text": "These quantizations fit this memory: " + "; ".join(fitting[:4]) + "."})
-        machine = fit["machine"]
-        if machine["mode"] == "discrete" and machine["gpu_gib"]:
-            for n in (2, 4, 8, 16, 32, 64, 128):
-                if n <= (kw.get("gpus") or 1):
-                    continue
-                est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "gpus": n})
-                if est["fits"]:
-                    out.append({"kind": "gpus", "gpus": n, "text": f"In {catalog.name_of('quantization', quant_id)} it needs {n} GPUs "
-                                f"of {machine['gpu_gib']:g} GiB ({n // 8} nodes of 8)." if n >= 16 else
-                                f"In {catalog.name_of('quantization', quant_id)} it needs {n} GPUs of {machine['gpu_gib']:g} GiB."})
-                    break
+            out.append({"kind": "quantization", "text": "Quantizations that fit this memory and that these engines run: "
+                        + "; ".join(fitting[:3]) + "."})
+        if machine["mode"] == "cpu" and machine["ram_gib"]:
+            need = (fit["weights_gb"] + fit["kv_cache_gb"]) * 1e9 / fit_mod.GIB + fit["assumptions"]["runtime_reserve_gib"] \
+                + catalog.questions["fit_defaults"]["host_reserve_gib"]["value"]
+            out.append({"kind": "memory", "text": f"A CPU-only machine needs about {need:.0f} GiB of RAM for it."})
+        if machine["mode"] == "discrete" and machine["gpu_gib"] and scale != "local":
+            options = [quant_id]
+            if not answers.get("quantization_given"):
+                options += [q["id"] for q in catalog.quantization.values()
+                            if q["applies_to"] == "weights" and hardware in q["native_hardware"] and q["id"] != quant_id
+                            and q["bits_per_weight"] >= 8 and _supported(catalog, engines, q["id"], hardware)]
+            seen = set()
+            for q in sorted(options, key=lambda q: (q != quant_id, -catalog.quantization[q]["bits_per_weight"], q)):
+                n = _gpus_needed(catalog, model["id"], q, kw, kw.get("gpus") or 1)
+                if n and n not in seen:
+                    seen.add(n)
+                    nodes = f" ({n // 8} nodes of 8)" if n >= 16 else ""
+                    out.append({"kind": "gpus", "gpus": n, "quantization": q,
+                                "text": f"In {name(q)} it needs {n} GPUs of {machine['gpu_gib']:g} GiB{nodes}."})
         if fit.get("offload") and not fit["offload"]["fits"] and scale == "local":
             need = fit["offload"]["host_gib"] + catalog.questions["fit_defaults"]["host_reserve_gib"]["value"]
             out.append({"kind": "ram", "ram_gib": int(need) + 1,
                         "text": f"With the experts or layers in host RAM it needs about {need:.0f} GiB of host RAM."})
     elif not fit["concurrency_met"] and fit.get("capacity"):
         cap = fit["capacity"]
-        out.append({"kind": "context", "text": f"At {answers.get('concurrency') or 1} sequences the longest context that fits is "
+        out.append({"kind": "context", "text": f"At {fit['concurrency']} sequences the longest context that fits is "
                     f"{cap['max_context_tokens']:,} tokens; at {fit['context_tokens']:,} tokens {cap['max_sequences']:,} sequences fit."})
         if not answers.get("kv_cache"):
-            est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "kv_quantization": "kv-fp8"})
-            if est.get("capacity"):
-                out.append({"kind": "kv", "text": f"An FP8 KV cache doubles that: {est['capacity']['max_sequences']:,} sequences of "
-                            f"{fit['context_tokens']:,} tokens."})
-        machine = fit["machine"]
+            kv = sorted((q for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"
+                         and _supported(catalog, engines, q["id"], hardware)), key=lambda q: (-q["bits_per_weight"], q["id"]))
+            if kv:
+                est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "kv_quantization": kv[0]["id"]})
+                out.append({"kind": "kv", "text": f"With the {kv[0]['name']}: {est['capacity']['max_sequences']:,} sequences of "
+                            f"{fit['context_tokens']:,} tokens ({est['capacity']['kv_tokens']:,} tokens of KV cache)."})
         if machine["mode"] == "discrete" and machine["gpu_gib"]:
             for n in (2, 4, 8, 16, 32, 64):
                 if n <= (kw.get("gpus") or 1):
                     continue
                 est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "gpus": n})
                 if est["concurrency_met"]:
-                    out.append({"kind": "gpus", "gpus": n, "text": f"{n} GPUs hold all {answers.get('concurrency')} sequences."})
+                    out.append({"kind": "gpus-load", "gpus": n, "text": f"{n} GPUs hold all {fit['concurrency']} sequences."})
                     break
     return out
 
@@ -445,22 +480,30 @@ def recommend(catalog, answers, trace=None):
             fit = est
             branch, leaf, path = walk_tree(catalog, work, Trace(), fit)
             pool = catalog.engines_in(branch["tiers"], branch["kinds"])
-    if fit is not None:
-        fit["context_tokens"] = fit.get("context_tokens") or work.get("context_tokens")
     fit_for_rules = fit
-    advice = suggestions(catalog, work, fit) if fit is not None else []
+    leaf_engines = [e for e in (catalog.engines.get(x) for x in leaf["engines"]) if e]
+    advice = suggestions(catalog, {**work, "quantization_given": bool(answers.get("quantization"))}, fit, leaf_engines + pool) \
+        if fit is not None else []
     if fit is not None and not _fits(fit, work["scale"]):
-        adjusted = next((s for s in advice if s["kind"] in ("gpus", "ram")), None)
+        options = sorted((s for s in advice if s["kind"] == "gpus"),
+                         key=lambda s: (s["gpus"], -catalog.quantization[s["quantization"]]["bits_per_weight"]))
+        adjusted = options[0] if options else next((s for s in advice if s["kind"] == "ram"), None)
         model = catalog.models[work["model"]]
         text = (f"{model['name']} in {catalog.name_of('quantization', fit['quantization'])} ({fit['weights_gb']:g} GB of "
                 "weights) does not fit the memory given")
         if adjusted:
             trace("fit-adjusted")
             change = {"gpus": adjusted["gpus"]} if adjusted["kind"] == "gpus" else {"ram_gb": adjusted["ram_gib"]}
-            fit_for_rules = fit_mod.estimate(catalog, work["model"], fit["quantization"], **{**_fit_kwargs(work), **change})
-            fit_for_rules["context_tokens"] = fit["context_tokens"]
-            text += ("; the engines below are ranked for " + (f"{adjusted['gpus']} GPUs, the smallest count that holds it."
-                     if adjusted["kind"] == "gpus" else f"{adjusted['ram_gib']} GiB of host RAM, the least that holds it."))
+            quant_for = adjusted.get("quantization") or fit["quantization"]
+            fit_for_rules = fit_mod.estimate(catalog, work["model"], quant_for, **{**_fit_kwargs(work), **change})
+            if quant_for != fit["quantization"]:
+                work["quantization"] = quant_for
+            text += ("; the engines below are ranked for " + (
+                f"{adjusted['gpus']} GPUs in {catalog.name_of('quantization', quant_for)}, the smallest count that holds it."
+                if adjusted["kind"] == "gpus" else f"{adjusted['ram_gib']} GiB of host RAM, the least that holds it."))
+            if not answers.get("need"):
+                branch, leaf, path = walk_tree(catalog, work, Trace(), fit_for_rules)
+                pool = catalog.engines_in(branch["tiers"], branch["kinds"])
         else:
             text += "; " + (advice[0]["text"][0].lower() + advice[0]["text"][1:] if advice else "nothing in this catalog makes it fit.")
         warnings.append(text)
@@ -486,21 +529,25 @@ def recommend(catalog, answers, trace=None):
         if engine["id"] in leaf["engines"]:
             i = leaf["engines"].index(engine["id"])
             reasons.insert(0, reason(f"Decision tree: '{branch['label']}' then '{leaf['label']}' leads to {engine['name']}",
-                                     TREE_PRIOR[min(i, len(TREE_PRIOR) - 1)], "tree"))
+                                     TREE_PRIOR[min(i, len(TREE_PRIOR) - 1)], "tree", short="the decision tree's pick"))
         else:
             reasons.insert(0, reason(f"Same tier ({engine['tier']}): {engine['positioning']}", 0, "tier"))
         scored.append(_candidate(engine, reasons, weights, catalog, fallback=False))
     scored.sort(key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
 
     fallback = _fallback(catalog, work, branch, fit_for_rules, weights, scored, trace)
-    candidates = scored[:MAX_CANDIDATES]
     if fallback:
-        room = MAX_CANDIDATES - (1 if candidates else 0)
-        keep = candidates[:MAX_CANDIDATES - min(len(fallback), room)] if candidates else []
-        candidates = keep + fallback[:MAX_CANDIDATES - len(keep)]
+        # engines that fully support the answers come first: the tier's own, then the neighbouring tier's
+        # a machine the tier handles only partly (Apple silicon for a service) ranks behind the neighbouring tier;
+        # awkward weights (a GGUF file for a service) keep the tier's own engines ahead
+        machine_gap = lambda c: any(r["kind"] in ("partial", "gap") and r["about"] == "hardware" for r in c["reasons"])  # noqa: E731
+        merged = sorted([c for c in scored if not machine_gap(c)] + fallback, key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
+        candidates = (merged + [c for c in scored if machine_gap(c)])[:MAX_CANDIDATES]
         for c in candidates:
             if c["fallback"]:
                 warnings.append(f"{c['name']} {branch['fallback_note']}")
+    else:
+        candidates = scored[:MAX_CANDIDATES]
 
     for pick in leaf["engines"]:
         gone = next((x for x in excluded if x["engine"] == pick), None)
@@ -581,7 +628,7 @@ def _fallback(catalog, work, branch, fit, weights, scored, trace):
 def _why(c, candidates):
     """The few score components that decided this candidate's place, in words."""
     parts = sorted((r for r in c["reasons"] if r["points"]), key=lambda r: -abs(r["points"]))[:3]
-    return [f"{'+' if r['points'] > 0 else ''}{r['points']:g}: {r['text'].split(' (')[0]}" for r in parts]
+    return [{"points": r["points"], "text": r["short"]} for r in parts]
 
 
 def _nothing_left(excluded, branch):
