@@ -40,14 +40,32 @@ def field(catalog, q):
             for b in catalog.tree["branches"]:
                 for leaf in b["leaves"]:
                     out["options"].append({"value": leaf["need"], "label": leaf["label"], "scale": b["scale"],
-                                           "default": bool(leaf.get("default")), "selected": False})
+                                           "default": bool(leaf.get("default")), "selected": False, "data": {}})
         else:
             for value in options(catalog, q["options_from"]):
-                out["options"].append({"value": value, "label": option_label(catalog, q["options_from"], value), "scale": None,
-                                       "default": False, "selected": q.get("default") == value})
+                option = {"value": value, "label": option_label(catalog, q["options_from"], value), "scale": None,
+                          "default": False, "selected": q.get("default") == value, "data": {}}
+                if q["options_from"] == "gpus":
+                    g = catalog.gpus[value]
+                    option["data"] = {"memory": f"{g['memory_gib']:g}", "bandwidth": f"{g['bandwidth_gbs']:g}",
+                                      "mode": {"unified": "unified", "host": "cpu"}.get(g["memory_mode"], "discrete")}
+                out["options"].append(option)
+    return out
+
+
+def tree_previews(catalog):
+    """Every leaf of the decision tree, for the answer shown while the rules load (a lookup by scale and need)."""
+    out = []
+    for b in catalog.tree["branches"]:
+        for leaf in b["leaves"]:
+            out.append({"scale": b["scale"], "need": leaf["need"], "default": bool(leaf.get("default")),
+                        "branch": b["label"], "label": leaf["label"], "note": leaf.get("note"),
+                        "engines": [{"href": f"engines/{e}/", "text": catalog.name_of("engines", e)} for e in leaf["engines"]],
+                        "with": [{"href": f"engines/{e}/", "text": catalog.name_of("engines", e)} for e in leaf.get("with", [])]})
     return out
 
 
 def form(catalog, op):
     page = "selector" if op == "recommend" else "fit"
-    return {"op": op, "fields": [field(catalog, q) for q in catalog.questions["questions"] if q.get("page", "both") in (page, "both")]}
+    return {"op": op, "fields": [field(catalog, q) for q in catalog.questions["questions"] if q.get("page", "both") in (page, "both")],
+            "previews": tree_previews(catalog) if op == "recommend" else []}

@@ -450,7 +450,8 @@ def fit_table(catalog, model_id, **kw):
         for k in kv:
             est = estimate(catalog, model_id, q["id"], kv_quantization=k, **kw)
             rows.append({
-                "quantization": q["id"], "kv_cache": k, "weights_gb": est["weights_gb"], "fits": est["fits"],
+                "quantization": q["id"], "name": q["name"], "kv_cache": k,
+                "kv_name": catalog.quantization[k]["name"] if k else "16-bit (default)", "weights_gb": est["weights_gb"], "fits": est["fits"],
                 "fits_with_offload": est["fits_with_offload"],
                 "max_sequences": (est["capacity"] or {}).get("max_sequences"),
                 "max_context_tokens": (est["capacity"] or {}).get("max_context_tokens"),
