@@ -467,11 +467,17 @@ def scenario_query(answers):
     return urlencode({k: ",".join(v) if isinstance(v, list) else v for k, v in answers.items()}, safe=",")
 
 
+def scenario_engines(catalog, scenario, limit=2):
+    """The selector's first candidates for the scenario's answers: the engines column is the selector's own answer."""
+    from selector.rules import recommend
+    return [c["engine"] for c in recommend(catalog, scenario["answers"])["candidates"][:limit]]
+
+
 def scenarios(catalog):
     rows = []
     for s in sorted(catalog.scenarios.values(), key=lambda s: s["order"]):
         names = []
-        for i, e in enumerate(s["engines"]):
+        for i, e in enumerate(scenario_engines(catalog, s)):
             if i:
                 names.append({"sep": ", "})
             names.append(engine_link(catalog, e))

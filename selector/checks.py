@@ -207,11 +207,6 @@ def check_other_references(data, ctx):
             msg = _ref(ctx, "engines", e, "engine")
             if msg:
                 yield "trends", t_id, f"engines[{i}]", msg
-    for s_id, scen in data.get("scenarios", {}).items():
-        for i, e in enumerate(scen["engines"]):
-            msg = _ref(ctx, "engines", e, "engine")
-            if msg:
-                yield "scenarios", s_id, f"engines[{i}]", msg
     questions = data.get("questions") or {}
     for key, prio in (questions.get("priorities") or {}).items():
         msg = _ref(ctx, "matrix", prio["dimension"], "matrix dimension")
@@ -304,9 +299,36 @@ def check_tree(data, ctx):
             yield "tree", None, f"warnings[{i}].engine", msg
 
 
+def engine_aliases(engine):
+    """The ways page text names an engine: its name, the name without a bracketed part, the bracketed part,
+    the name without a leading maker, and its id."""
+    name = engine["name"]
+    out = {name, engine["id"]}
+    if "(" in name and name.endswith(")"):
+        bare, _, inner = name[:-1].partition("(")
+        out |= {bare.strip(), inner.strip()}
+    for maker in ("NVIDIA ", "Hugging Face ", "AMD ", "Intel "):
+        if name.startswith(maker):
+            out.add(name[len(maker):].split(" (")[0])
+    return {a for a in out if len(a) >= 3}
+
+
+def names_in(text, catalog_engines):
+    """Engine ids whose names appear in ``text`` as whole words."""
+    import re
+    found = set()
+    for engine_id, engine in catalog_engines.items():
+        for alias in engine_aliases(engine):
+            if re.search(r"(?<![\w.-])" + re.escape(alias) + r"(?![\w-])", text, re.I):
+                found.add(engine_id)
+                break
+    return found
+
+
 @check
 def check_scenarios_answer(data, ctx):
-    """Each scenario's one-line answer must be what the selector says for its answers."""
+    """A scenario's answer text must name the selector's first candidate for its answers, and no engine the
+    selector rules out for them (the engines shown beside it come from the selector itself)."""
     if not data.get("tree") or not data.get("questions"):
         return
     from .catalog import Catalog
@@ -325,10 +347,18 @@ def check_scenarios_answer(data, ctx):
             yield "scenarios", s_id, "answers", (f"could not be checked: the selector stopped at {type(exc).__name__} "
                                                  f"{exc}; fix the other problems first")
             continue
-        top = result["candidates"][0]["engine"] if result["candidates"] else None
-        if top not in scen["engines"]:
-            yield "scenarios", s_id, "engines", (f"the selector's first candidate for these answers is {top!r}, "
-                                                 f"not one of {scen['engines']}; fix the answers or the engines")
+        if not result["candidates"]:
+            yield "scenarios", s_id, "answers", "the selector offers no engine for these answers; a scenario must have an answer"
+            continue
+        named = names_in(scen["answer"], catalog.engines)
+        top = result["candidates"][0]
+        if top["engine"] not in named:
+            yield "scenarios", s_id, "answer", (f"does not name {top['name']}, the selector's first candidate for these answers; "
+                                                "name it, or change the answers")
+        for row in result["excluded"]:
+            if row["engine"] in named:
+                yield "scenarios", s_id, "answer", (f"names {row['name']}, which the selector rules out for these answers "
+                                                    f"({row['reasons'][0]['text']}); drop it or change the answers")
 
 
 # -- measured results ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from .suggest import allowed_list, did_you_mean
 
 DECIMAL = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)")
 INTEGER = re.compile(r"-?\d+")
+KEY = re.compile(r"[a-z][a-z0-9_]{0,40}")
 
 
 class InputError(ValueError):
@@ -20,11 +21,13 @@ class InputError(ValueError):
 
     def __init__(self, key, value, detail, allowed=None, label=None):
         self.key, self.value, self.detail, self.allowed, self.label = key, value, detail, list(allowed or []), label
-        super().__init__(f"{key}: {detail}")
+        shown = key if isinstance(key, str) and KEY.fullmatch(key) else _shown(key)
+        super().__init__(f"{shown}: {detail}")
 
     def to_dict(self):
-        return {"key": self.key, "value": _jsonable(self.value), "message": str(self), "detail": self.detail,
-                "label": self.label or self.key, "allowed": self.allowed}
+        key = self.key if isinstance(self.key, str) else _shown(self.key)
+        return {"key": key, "value": _jsonable(self.value), "message": str(self), "detail": self.detail,
+                "label": self.label or key, "allowed": self.allowed}
 
 
 def _jsonable(value):

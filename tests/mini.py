@@ -58,7 +58,7 @@ def mini_catalog():
                              "scores": {"alpha": {"score": 4, "rationale": "fast kernels", "source": "d"},
                                         "beta": {"score": 2, "rationale": "older", "source": "d"}},
                              "sources": SRC, "verified": "2026-01-02"}},
-        "scenarios": {"s": {"id": "s", "order": 1, "situation": "a team", "answer": "use Alpha", "engines": ["alpha"],
+        "scenarios": {"s": {"id": "s", "order": 1, "situation": "a team", "answer": "use Alpha",
                             "answers": {"scale": "service", "workload": ["w"]}, "verified": "2026-01-02"}},
         "tree": {"id": "tree", "question": "Scale?", "verified": "2026-01-02",
                  "branches": [{"id": "svc", "scale": "service", "label": "Service", "tiers": ["L2"], "kinds": ["engine"], "question": "Need?",

@@ -180,8 +180,10 @@ def test_mermaid_labels_are_literal(cat):
     assert "#37;#37;" in line and "#lt;b#gt;" in line and "#96;y#96;" in line and "#35;1 z" in line
 
 
-def test_scenarios_link_to_selector_with_answers(cat):
+def test_scenarios_link_to_selector_with_answers(cat, monkeypatch):
+    monkeypatch.setattr(views, "scenario_engines", lambda catalog, s: ["alpha"])
     row = views.scenarios(cat)["rows"][0]
+    assert row[2] == [{"link": {"href": "engines/alpha/", "text": "Alpha"}}]
     assert row[3] == [{"link": {"href": "selector/?scale=service&workload=w", "text": "try it"}}]
     assert 'href="../selector/?scale=service&amp;workload=w"' in table_html(views.scenarios(cat), "scenarios/")
 
@@ -244,3 +246,9 @@ def test_no_python_file_writes_html_tags():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs and tag.search(node.value):
                 found.append(f"{path.name}:{node.lineno}: {node.value[:60]!r}")
     assert found == []
+
+
+def test_scenario_engines_come_from_the_selector(catalog):
+    for s in catalog.scenarios.values():
+        from selector.rules import recommend
+        assert views.scenario_engines(catalog, s)[0] == recommend(catalog, s["answers"])["candidates"][0]["engine"]
