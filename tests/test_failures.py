@@ -27,10 +27,6 @@ def _throwing_worker(route):
                   body='throw new Error("worker exploded on purpose");\n')
 
 
-def _never(route):
-    pass  # never fulfilled: the request hangs for as long as the page waits
-
-
 CASES = {
     # name: (url glob, handler, words the message must contain, time allowed in ms)
     "pyodide-wasm-404": ("**/assets/pyodide/pyodide.asm.wasm", _404, ["pyodide.asm.wasm"], 12000),
@@ -40,7 +36,6 @@ CASES = {
     "catalog-404": ("**/assets/selector/catalog.json", _404, ["catalog", "404"], 20000),
     "manifest-404": ("**/assets/selector/manifest.json", _404, ["manifest", "404"], 20000),
     "worker-throws": ("**/assets/javascripts/selector-worker.js", _throwing_worker, ["worker"], 20000),
-    "wasm-hangs": ("**/assets/pyodide/pyodide.asm.wasm", _never, ["15 s"], 25000),
 }
 
 

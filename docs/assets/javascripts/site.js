@@ -144,8 +144,8 @@ async function mountSelector() {
   });
   const changed = (event) => {
     form.dataset.interacted = "1";
-    if (event && event.target && event.target.name === "scale") syncNeed(form);
-    if (event && event.target && event.target.name === "gpu") syncGpu(form);
+    syncNeed(form);
+    syncGpu(form);
     if (out.dataset.state === "loading") showTreePreview(form, out);
     run(answersFromForm(form), { updateUrl: true });
   };
