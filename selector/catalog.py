@@ -148,6 +148,17 @@ def trim_for_selector(raw):
         kept["sources"] = keep_sources(d, kept)
         matrix[did] = kept
     out["matrix"] = matrix
+    results = {}
+    for set_id, rs in raw.get("results", {}).items():
+        src = (rs.get("sources") or {}).get(rs.get("source")) or {}
+        kept = {f: rs[f] for f in ("id", "title", "kind", "vendor_reported", "derived", "comparable_set", "source", "verified") if f in rs}
+        kept["method"] = {f: rs["method"][f] for f in ("concurrency", "input_tokens", "output_tokens") if f in rs["method"]}
+        kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
+        kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
+                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps")
+                                     if k in row["metrics"]}} for row in rs["rows"]]
+        results[set_id] = kept
+    out["results"] = results
     out["tree"] = raw.get("tree", {})
     out["questions"] = raw.get("questions", {})
     return out

@@ -297,6 +297,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
                         "host_reserve_gib": _fact(defaults, "host_reserve_gib"), "engine": engine},
         "notes": notes,
     }
+    from .measured import rows_for
+    out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g, concurrency=sequences,
+                               hardware=(catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None) if gpu else []
     if with_table:
         out["table"] = fit_table(catalog, model_id, gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
                                  concurrency=sequences, gpu=gpu, memory=memory, engine=engine, bandwidth_gbs=bandwidth_gbs,

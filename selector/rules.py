@@ -19,6 +19,7 @@ other point comes from facts in the engine files, the decision matrix, the model
 
 from . import fit as fit_mod
 from .inputs import clean_answers
+from .measured import rows_for
 
 MAX_CANDIDATES = 3
 TREE_PRIOR = (20, 15, 12)
@@ -580,6 +581,9 @@ def recommend(catalog, answers, trace=None):
     for c in candidates:
         c["why"] = _why(c, candidates)
         c.pop("_tie", None)
+        c["measured"] = rows_for(catalog, engine=c["engine"], gpu=work.get("gpu"), hardware=work.get("_hardware"),
+                                 model=work.get("model"), weights=work.get("quantization"), gpus=work.get("gpus"),
+                                 concurrency=work.get("concurrency"))
     for x in excluded:
         x.pop("_would_score", None)
     return {

@@ -16,6 +16,7 @@ Expectation keys (all optional):
   warnings_exclude          no warning holds any of these fragments
   reason_contains           {engine: fragment}: a reason of that candidate holds the fragment
   suggestion_contains       every fragment appears in some suggestion
+  measured_contains         {engine: fragment}: a measured row quoted for that candidate holds the fragment
   effective_quantization_in the quantization the answer assumed (or was given) is one of these
   fallback                  true: some candidate comes from a fallback tier
   fit                       {key: value} of the fit estimate
@@ -83,6 +84,9 @@ def check_result(result, expect):
     for fragment in expect.get("suggestion_contains", []):
         said = [s["text"] for s in result.get("suggestions", [])]
         assert any(fragment in s for s in said), f"{fragment!r} not in suggestions {said}"
+    for engine, fragment in expect.get("measured_contains", {}).items():
+        quoted = [m["text"] for m in next(c for c in result["candidates"] if c["engine"] == engine).get("measured", [])]
+        assert any(fragment in m for m in quoted), f"{fragment!r} not in {quoted}"
     if "effective_quantization_in" in expect:
         q = (result.get("assumed") or {}).get("quantization") or result["answers"].get("quantization")
         assert q in expect["effective_quantization_in"], f"assumed quantization {q!r} not in {expect['effective_quantization_in']}"

@@ -54,7 +54,8 @@ RENDERED = """
     state: o.dataset.state, response: o.__result, seq: Number(o.dataset.seq || 0),
     engines: [...o.querySelectorAll('[data-engine]')].map((e) => e.dataset.engine),
     cards: [...o.querySelectorAll('[data-engine]')].map((c) => ({engine: c.dataset.engine, fallback: c.dataset.fallback === '1',
-      reasons: reasons(c.querySelector('ul.iem-reasons'))})),
+      reasons: reasons(c.querySelector('ul.iem-reasons')),
+      measured: [...c.querySelectorAll('ul.iem-measured > li')].map((li) => text(li.querySelector('.iem-measured-text')))})),
     excluded: [...o.querySelectorAll('[data-excluded]')].map((li) => ({engine: li.dataset.excluded, reasons: reasons(li.querySelector('ul'))})),
     warnings: [...o.querySelectorAll('#selector-warnings li')].map(text),
     suggestions: [...o.querySelectorAll('.iem-suggestions li')].map(text),
@@ -75,7 +76,8 @@ def rendered_from_json(result):
     def reasons(rs):
         return [{"text": r["text"], "points": r["points"], "kind": r["kind"], "source": (r["source"] or {}).get("url")} for r in rs]
     return {
-        "cards": [{"engine": c["engine"], "fallback": c["fallback"], "reasons": reasons(c["reasons"])} for c in result["candidates"]],
+        "cards": [{"engine": c["engine"], "fallback": c["fallback"], "reasons": reasons(c["reasons"]),
+                   "measured": [m["text"] for m in c["measured"]]} for c in result["candidates"]],
         "excluded": [{"engine": x["engine"], "reasons": reasons(x["reasons"])} for x in result["excluded"]],
         "warnings": result["warnings"],
         "suggestions": [s["text"] for s in result["suggestions"]],

@@ -28,6 +28,18 @@ function whyLine(c) {
   return p;
 }
 
+function measuredList(rows) {
+  if (!rows || !rows.length) return null;
+  const ul = el("ul", { class: "iem-measured" });
+  for (const m of rows) {
+    const li = el("li", { "data-set": m.set }, el("span", { class: "iem-measured-text", text: m.text }));
+    const link = sourceLink(m.source);
+    if (link) li.append(" ", link);
+    ul.append(li);
+  }
+  return ul;
+}
+
 function card(c, i) {
   const title = el("h3", {}, el("a", { href: siteUrl(`engines/${c.engine}/`), text: c.name }));
   const rank = i === 0 ? "Best match" : `Alternative ${i}`;
@@ -36,6 +48,7 @@ function card(c, i) {
     head, title,
     el("p", { class: "iem-score", text: `${fmt.num(c.score)} points` }),
     whyLine(c),
+    measuredList(c.measured),
     reasonList(c.reasons, "iem-reasons"));
 }
 
@@ -166,6 +179,8 @@ export function renderFit(fit) {
       s.decode_tokens_per_s === null ? s.basis : `up to ${fmt.num(s.decode_tokens_per_s)} tokens/s per sequence`
         + (fit.concurrency > 1 ? `, ${fmt.num(s.aggregate_tokens_per_s)} in total` : "") + ` (${s.label}: ${s.basis}).`));
   }
+  const measured = measuredList(fit.measured);
+  if (measured) box.append(el("p", { class: "iem-measured-title", text: "Measured on this GPU and model (published results):" }), measured);
   const bars = memoryBars(fit);
   if (bars) box.append(el("h2", { text: "Memory, in GiB" }), bars);
   box.append(renderFitSummary(fit).querySelector("table"));
