@@ -70,6 +70,12 @@ def cmd_coverage(args):
     return 0
 
 
+def cmd_calibration(args):
+    from .calibration import markdown
+    print(markdown(_load_or_exit(args.data_dir)))
+    return 0
+
+
 def _emit(response):
     if response["ok"]:
         print(json.dumps(response["result"], indent=2, sort_keys=True))
@@ -151,6 +157,9 @@ def main(argv=None):
     p.add_argument("--table", action="store_true", help="also print every weight x KV precision (what fits)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_fit)
+    p = sub.add_parser("calibration", help="compare the decode-speed estimate with published single-sequence measurements")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_calibration)
     p = sub.add_parser("coverage", help="count the undocumented cells of each engine's support grids")
     p.add_argument("--engine", help="only this engine")
     p.add_argument("--list", action="store_true", help="also list every undocumented cell")

@@ -63,4 +63,10 @@ def handle(request_json):
         return json.dumps({"ok": False, "error": {"key": "request", "value": None, "message": "request is not JSON", "allowed": []}})
     if not isinstance(request, dict):
         request = {}
-    return json.dumps(answer(_catalog, request.get("op"), request.get("answers", {})), sort_keys=True, allow_nan=False)
+    response = answer(_catalog, request.get("op"), request.get("answers", {}))
+    try:
+        return json.dumps(response, sort_keys=True, allow_nan=False)
+    except ValueError:  # a non-finite number slipped into an answer: strict JSON or nothing
+        return json.dumps({"ok": False, "error": {"key": "answers", "value": None, "label": "answers", "allowed": [],
+                                                  "detail": "the answer held a number JSON cannot carry",
+                                                  "message": "answers: the answer held a number JSON cannot carry"}})

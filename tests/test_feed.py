@@ -35,3 +35,18 @@ def test_feed_outside_git_is_empty_but_valid(tmp_path):
     assert data_commits(tmp_path) == []
     root = ET.fromstring(atom([], None))
     assert root.findall("a:entry", NS) == []
+
+
+def test_feed_survives_a_non_utf8_subject_and_control_characters(tmp_path):
+    """A commit subject that is not UTF-8, or holds characters XML 1.0 forbids, must not break the build."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "x.yaml").write_text("id: x\n")
+    git(tmp_path, "add", "-A")
+    (tmp_path / "msg").write_bytes(b"caf\xe9 \x01\x02 bell\x07 <b>&")
+    git(tmp_path, "-c", "i18n.commitEncoding=latin-1", "commit", "-q", "-F", "msg")
+    commits = data_commits(tmp_path)
+    assert len(commits) == 1
+    root = ET.fromstring(atom(commits, "http://127.0.0.1:8000/"))  # well-formed XML
+    title = root.find("a:entry/a:title", NS).text
+    assert "\x01" not in title and "\x07" not in title and "<b>&" in title and "caf" in title
