@@ -450,10 +450,8 @@ def suggestions(catalog, answers, fit, engines):
 
 # -- the answer ---------------------------------------------------------------------------------------------------
 
-def recommend(catalog, answers, trace=None):
-    """Answer a selector query. Raises :class:`selector.inputs.InputError` on bad input."""
-    trace = trace or Trace()
-    answers = clean_answers(catalog, answers, page="selector")
+def _resolve(catalog, answers):
+    """The answers with what they imply: the hardware family and memory layout of a GPU from the list."""
     work = dict(answers)
     gpu = catalog.gpus.get(answers.get("gpu") or "")
     work["_hardware"] = answers.get("hardware") or (gpu["hardware"] if gpu else None)
@@ -461,68 +459,74 @@ def recommend(catalog, answers, trace=None):
         work["memory"] = {"unified": "unified", "host": "cpu"}.get(gpu["memory_mode"], "discrete")
     if answers.get("memory") == "cpu" and not work["_hardware"]:
         work["_hardware"] = "cpu"
-    warnings, notes = [], []
+    return work
 
-    fit = None
-    if _can_fit(work):
-        fit = fit_mod.estimate(catalog, work["model"], work.get("quantization"), **_fit_kwargs(work))
+
+def _plan(catalog, answers, work, trace, warnings):
+    """Walk the tree and size the model: choose a quantization when none is given and the model's own does not
+    fit, compute what would make it work, and when nothing fits rank for the smallest setup that does.
+    Returns (branch, leaf, path, pool, fit shown to the reader, fit the engines are ranked for, suggestions)."""
+    fit = fit_mod.estimate(catalog, work["model"], work.get("quantization"), **_fit_kwargs(work)) if _can_fit(work) else None
     branch, leaf, path = walk_tree(catalog, work, trace, fit)
     pool = catalog.engines_in(branch["tiers"], branch["kinds"])
-
-    if fit is not None and not work.get("quantization"):
+    if fit is None:
+        return branch, leaf, path, pool, None, None, []
+    name = lambda q: catalog.name_of("quantization", q)  # noqa: E731
+    model = catalog.models[work["model"]]
+    if not work.get("quantization"):
         chosen, est = _choose_quantization(catalog, work, pool, leaf, trace)
         if chosen:
-            model = catalog.models[work["model"]]
-            warnings.append(f"{model['name']} in its own {catalog.name_of('quantization', model['native_precision'])} "
-                            f"({fit['weights_gb']:g} GB of weights) does not fit this memory; the answer assumes "
-                            f"{catalog.name_of('quantization', chosen)} ({est['weights_gb']:g} GB), the highest-precision "
-                            "quantization that fits and that these engines run.")
-            work["quantization"] = chosen
-            fit = est
+            warnings.append(f"{model['name']} in its own {name(model['native_precision'])} ({fit['weights_gb']:g} GB of weights) "
+                            f"does not fit this memory; the answer assumes {name(chosen)} ({est['weights_gb']:g} GB), the "
+                            "highest-precision quantization that fits and that these engines run.")
+            work["quantization"], fit = chosen, est
             branch, leaf, path = walk_tree(catalog, work, Trace(), fit)
             pool = catalog.engines_in(branch["tiers"], branch["kinds"])
-    fit_for_rules = fit
+    ranked_for = fit
     leaf_engines = [e for e in (catalog.engines.get(x) for x in leaf["engines"]) if e]
-    advice = suggestions(catalog, {**work, "quantization_given": bool(answers.get("quantization"))}, fit, leaf_engines + pool) \
-        if fit is not None else []
-    if fit is not None and not _fits(fit, work["scale"]):
+    advice = suggestions(catalog, {**work, "quantization_given": bool(answers.get("quantization"))}, fit, leaf_engines + pool)
+    if not _fits(fit, work["scale"]):
         options = sorted((s for s in advice if s["kind"] == "gpus"),
                          key=lambda s: (s["gpus"], -catalog.quantization[s["quantization"]]["bits_per_weight"]))
         adjusted = options[0] if options else next((s for s in advice if s["kind"] == "ram"), None)
-        model = catalog.models[work["model"]]
-        text = (f"{model['name']} in {catalog.name_of('quantization', fit['quantization'])} ({fit['weights_gb']:g} GB of "
-                "weights) does not fit the memory given")
+        text = f"{model['name']} in {name(fit['quantization'])} ({fit['weights_gb']:g} GB of weights) does not fit the memory given"
         if adjusted:
             trace("fit-adjusted")
             change = {"gpus": adjusted["gpus"]} if adjusted["kind"] == "gpus" else {"ram_gb": adjusted["ram_gib"]}
             quant_for = adjusted.get("quantization") or fit["quantization"]
-            fit_for_rules = fit_mod.estimate(catalog, work["model"], quant_for, **{**_fit_kwargs(work), **change})
-            if quant_for != fit["quantization"]:
-                work["quantization"] = quant_for
-            text += ("; the engines below are ranked for " + (
-                f"{adjusted['gpus']} GPUs in {catalog.name_of('quantization', quant_for)}, the smallest count that holds it."
-                if adjusted["kind"] == "gpus" else f"{adjusted['ram_gib']} GiB of host RAM, the least that holds it."))
+            ranked_for = fit_mod.estimate(catalog, work["model"], quant_for, **{**_fit_kwargs(work), **change})
+            work["quantization"] = quant_for
+            text += "; the engines below are ranked for " + (
+                f"{adjusted['gpus']} GPUs in {name(quant_for)}, the smallest count that holds it." if adjusted["kind"] == "gpus"
+                else f"{adjusted['ram_gib']} GiB of host RAM, the least that holds it.")
             if not answers.get("need"):
-                branch, leaf, path = walk_tree(catalog, work, Trace(), fit_for_rules)
+                branch, leaf, path = walk_tree(catalog, work, Trace(), ranked_for)
                 pool = catalog.engines_in(branch["tiers"], branch["kinds"])
         else:
             text += "; " + (advice[0]["text"][0].lower() + advice[0]["text"][1:] if advice else "nothing in this catalog makes it fit.")
         warnings.append(text)
+    return branch, leaf, path, pool, fit, ranked_for, advice
 
+
+def _precision_warning(catalog, work, trace):
     hardware = work.get("_hardware")
     quant_id = work.get("quantization") or (catalog.models[work["model"]]["native_precision"] if work.get("model") else None)
-    if quant_id and hardware:
-        quant = catalog.quantization[quant_id]
-        if quant["native_hardware"] and hardware not in quant["native_hardware"]:
-            trace("quantization-not-native")
-            native = ", ".join(catalog.name_of("hardware", h) for h in quant["native_hardware"])
-            warnings.append(f"{quant['name']} computes natively on {native}; on {catalog.name_of('hardware', hardware)} "
-                            "engines store it and compute in a wider format, so the speed gain of the format is lost.")
+    if not (quant_id and hardware):
+        return None
+    quant = catalog.quantization[quant_id]
+    if not quant["native_hardware"] or hardware in quant["native_hardware"]:
+        return None
+    trace("quantization-not-native")
+    native = ", ".join(catalog.name_of("hardware", h) for h in quant["native_hardware"])
+    return (f"{quant['name']} computes natively on {native}; on {catalog.name_of('hardware', hardware)} engines store it and "
+            "compute in a wider format, so the speed gain of the format is lost.")
 
-    weights = dimension_weights(catalog, work, branch)
+
+def _rank(catalog, work, branch, leaf, pool, fit, weights, trace):
+    """Every engine of the branch, ruled out with its reasons or scored with them; best first."""
     scored, excluded = [], []
     for engine in pool:
-        why, reasons = evaluate(catalog, engine, work, fit_for_rules, weights, branch["scale"], trace)
+        why, reasons = evaluate(catalog, engine, work, fit, weights, branch["scale"], trace)
         if why:
             excluded.append({"engine": engine["id"], "name": engine["name"], "tier": engine["tier"], "reasons": why,
                              "_would_score": _total(reasons)})
@@ -534,19 +538,38 @@ def recommend(catalog, answers, trace=None):
         else:
             reasons.insert(0, reason(f"Same tier ({engine['tier']}): {engine['positioning']}", 0, "tier"))
         scored.append(_candidate(engine, reasons, weights, catalog, fallback=False))
-    scored.sort(key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
+    scored.sort(key=_order)
+    return scored, excluded
 
-    fallback = _fallback(catalog, work, branch, fit_for_rules, weights, scored, trace)
+
+def _order(c):
+    return (-c["score"], [-x for x in c["_tie"]])
+
+
+def _machine_gap(c):
+    return any(r["kind"] in ("partial", "gap") and r["about"] == "hardware" for r in c["reasons"])
+
+
+def recommend(catalog, answers, trace=None):
+    """Answer a selector query. Raises :class:`selector.inputs.InputError` on bad input."""
+    trace = trace or Trace()
+    answers = clean_answers(catalog, answers, page="selector")
+    work = _resolve(catalog, answers)
+    warnings = []
+    branch, leaf, path, pool, fit, ranked_for, advice = _plan(catalog, answers, work, trace, warnings)
+    precision = _precision_warning(catalog, work, trace)
+    if precision:
+        warnings.append(precision)
+
+    weights = dimension_weights(catalog, work, branch)
+    scored, excluded = _rank(catalog, work, branch, leaf, pool, ranked_for, weights, trace)
+    fallback = _fallback(catalog, work, branch, ranked_for, weights, scored, trace)
     if fallback:
-        # engines that fully support the answers come first: the tier's own, then the neighbouring tier's
-        # a machine the tier handles only partly (Apple silicon for a service) ranks behind the neighbouring tier;
-        # awkward weights (a GGUF file for a service) keep the tier's own engines ahead
-        machine_gap = lambda c: any(r["kind"] in ("partial", "gap") and r["about"] == "hardware" for r in c["reasons"])  # noqa: E731
-        merged = sorted([c for c in scored if not machine_gap(c)] + fallback, key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
-        candidates = (merged + [c for c in scored if machine_gap(c)])[:MAX_CANDIDATES]
-        for c in candidates:
-            if c["fallback"]:
-                warnings.append(f"{c['name']} {branch['fallback_note']}")
+        # the neighbouring tier competes on score with the tier's own engines, except that a machine the tier
+        # handles only partly (Apple silicon for a service) ranks behind it
+        merged = sorted([c for c in scored if not _machine_gap(c)] + fallback, key=_order)
+        candidates = (merged + [c for c in scored if _machine_gap(c)])[:MAX_CANDIDATES]
+        warnings += [f"{c['name']} {branch['fallback_note']}" for c in candidates if c["fallback"]]
     else:
         candidates = scored[:MAX_CANDIDATES]
 
@@ -562,17 +585,7 @@ def recommend(catalog, answers, trace=None):
             warnings.append(warn["text"])
     if candidates and leaf.get("with"):
         trace("companions")
-        fine, out = [], []
-        for companion in leaf["with"]:
-            engine = catalog.engines.get(companion)
-            if not engine:
-                continue
-            why, _ = evaluate(catalog, engine, work, fit_for_rules, {}, branch["scale"], Trace())
-            (out if why else fine).append(engine["name"])
-        text = f"Runs with: {', '.join(fine) or 'none of the usual companions'}"
-        if out:
-            text += f" (ruled out by your answers: {', '.join(out)})"
-        candidates[0]["reasons"].append(reason(text, 0, "companions"))
+        candidates[0]["reasons"].append(_companions(catalog, leaf, work, ranked_for, branch))
     if not candidates:
         trace("nothing-left")
         warnings.append(_nothing_left(excluded, branch))
@@ -596,6 +609,20 @@ def recommend(catalog, answers, trace=None):
         "path": path,
         "fit": fit,
     }
+
+
+def _companions(catalog, leaf, work, fit, branch):
+    fine, out = [], []
+    for companion in leaf["with"]:
+        engine = catalog.engines.get(companion)
+        if not engine:
+            continue
+        why, _ = evaluate(catalog, engine, work, fit, {}, branch["scale"], Trace())
+        (out if why else fine).append(engine["name"])
+    text = f"Runs with: {', '.join(fine) or 'none of the usual companions'}"
+    if out:
+        text += f" (ruled out by your answers: {', '.join(out)})"
+    return reason(text, 0, "companions")
 
 
 def _candidate(engine, reasons, weights, catalog, fallback):
@@ -625,7 +652,7 @@ def _fallback(catalog, work, branch, fit, weights, scored, trace):
     if not others:
         return []
     trace("fallback")
-    others.sort(key=lambda c: (-c["score"], [-x for x in c["_tie"]]))
+    others.sort(key=_order)
     return others[:2]
 
 
