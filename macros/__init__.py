@@ -19,7 +19,7 @@ TABLES = {
     "verified_table": views.verified_table, "tiers_glance": views.tiers_glance, "all_figures": views.all_figures,
 }
 BLOCKS = {"tree_list": (views.tree_list, "tree-list.html"), "tree_diagram": (views.tree_diagram, "tree-diagram.html"),
-          "compare": (views.compare, "compare.html")}
+          "compare": (views.compare, "compare.html"), "glossary": (views.glossary, "glossary.html")}
 
 
 def sections_markdown(view, page_url, heading_level=2):
@@ -37,6 +37,15 @@ def define_env(env):
         return env.page.url if env.page is not None else ""
 
     cat = site.catalog
+
+    # Glossary terms become <abbr title> on every Markdown page: the abbr extension's own glossary
+    # option takes them as a dict, so no abbreviation is typed by hand and none becomes Markdown text.
+    if "abbr" in env.conf["markdown_extensions"]:
+        try:
+            terms = views.abbreviations(cat())
+        except site.DataError:
+            terms = {}  # hooks.on_config reports the data problem and stops the build
+        env.conf["mdx_configs"].setdefault("abbr", {})["glossary"] = terms
 
     for name, fn in TABLES.items():
         env.macro(lambda fn=fn: site.stash(render("table.html", page_url(), t=fn(cat()), empty="")), name)
