@@ -55,7 +55,8 @@ def define_env(env):
     @env.macro
     def matrix():
         data = views.matrix(cat())
-        return (site.stash(render("table.html", page_url(), t=data["scores"], empty="")) + "\n\n## Why each score\n\n"
+        return (site.stash(render("matrix.html", page_url(), scores=data["scores"])) + "\n\n## What the scores mean\n\n"
+                + site.stash(render("matrix.html", page_url(), rubric=views.matrix_rubric(cat()))) + "\n\n## Why each score\n\n"
                 + site.stash(render("table.html", page_url(), t=data["notes"], empty="")))
 
     @env.macro

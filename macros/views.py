@@ -570,3 +570,19 @@ def abbreviations(catalog):
     mark ``abbr: false``. The extension sets the expansion as an element attribute (escaped by the
     serializer), so data text never becomes Markdown source."""
     return {t["term"]: t["expansion"] for t in (catalog.glossary or {}).get("terms", []) if t.get("abbr", True)}
+
+
+# -- matrix rubric ----------------------------------------------------------------------------------
+
+RUBRIC_LEVELS = (("five", "5 means"), ("three", "3 means"), ("one", "1 means"))
+
+
+def matrix_rubric(catalog):
+    """What a 5, a 3 and a 1 mean on each dimension of the matrix (4 and 2 sit between)."""
+    rows = []
+    for d in catalog.dimensions():
+        rubric = d.get("rubric") or {}
+        row = [[{"anchor": f"rubric-{d['id']}", "text": d["name"]}, {"br": True}, {"small": d["question"]}]]
+        row += [[text(rubric[key])] if rubric.get(key) else [{"unknown": "not defined"}] for key, _ in RUBRIC_LEVELS]
+        rows.append(row)
+    return table(["Dimension"] + [label for _, label in RUBRIC_LEVELS], rows, cls="iem-table iem-rubric")
