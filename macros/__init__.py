@@ -19,7 +19,7 @@ TABLES = {
     "verified_table": views.verified_table, "tiers_glance": views.tiers_glance, "all_figures": views.all_figures,
 }
 BLOCKS = {"tree_list": (views.tree_list, "tree-list.html"), "tree_diagram": (views.tree_diagram, "tree-diagram.html"),
-          "compare": (views.compare, "compare.html")}
+          "compare": (views.compare, "compare.html"), "glossary": (views.glossary, "glossary.html")}
 
 
 def sections_markdown(view, page_url, heading_level=2):
@@ -38,6 +38,15 @@ def define_env(env):
 
     cat = site.catalog
 
+    # Glossary terms become <abbr title> on every Markdown page: the abbr extension's own glossary
+    # option takes them as a dict, so no abbreviation is typed by hand and none becomes Markdown text.
+    if "abbr" in env.conf["markdown_extensions"]:
+        try:
+            terms = views.abbreviations(cat())
+        except site.DataError:
+            terms = {}  # hooks.on_config reports the data problem and stops the build
+        env.conf["mdx_configs"].setdefault("abbr", {})["glossary"] = terms
+
     for name, fn in TABLES.items():
         env.macro(lambda fn=fn: site.stash(render("table.html", page_url(), t=fn(cat()), empty="")), name)
     for name, (fn, template) in BLOCKS.items():
@@ -46,7 +55,8 @@ def define_env(env):
     @env.macro
     def matrix():
         data = views.matrix(cat())
-        return (site.stash(render("table.html", page_url(), t=data["scores"], empty="")) + "\n\n## Why each score\n\n"
+        return (site.stash(render("matrix.html", page_url(), scores=data["scores"])) + "\n\n## What the scores mean\n\n"
+                + site.stash(render("matrix.html", page_url(), rubric=views.matrix_rubric(cat()))) + "\n\n## Why each score\n\n"
                 + site.stash(render("table.html", page_url(), t=data["notes"], empty="")))
 
     @env.macro

@@ -20,7 +20,9 @@ _cache = {}
 _stash = {}
 ID_RE = re.compile(r"[a-z0-9][a-z0-9.-]{0,63}")
 PLACEHOLDER = re.compile(r"<!--(iem[0-9a-f]{24})-->")
-MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+# '.', '-', '+' and '!' only mean something at the start of a line or before '[' (escaped), never inside a
+# heading line; left alone they keep terms such as L1.5 whole, so the abbr extension can mark them up
+MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~])")
 
 
 class DataError(Exception):

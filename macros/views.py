@@ -554,3 +554,41 @@ def compare(catalog):
     ]
     return {"engines": [{"id": e["id"], "name": e["name"], "link": engine_link(catalog, e["id"])} for e in engines],
             "rows": [{"label": label, "cells": cells} for label, cells in rows]}
+
+
+# -- glossary ---------------------------------------------------------------------------------------
+
+def term_anchor(term):
+    """The glossary page's anchor for a term (terms are unique ignoring case, see checks.check_glossary)."""
+    return "term-" + term.lower()
+
+
+def glossary(catalog):
+    """Every term, alphabetically, with its expansion, definition and citation."""
+    g = catalog.glossary or {}
+    terms = sorted(g.get("terms", []), key=lambda t: (t["term"].lower(), t["term"]))
+    return {"terms": [{"term": t["term"], "anchor": term_anchor(t["term"]), "expansion": t["expansion"],
+                       "definition": t["definition"], "cite": source(catalog.cite(g, t["source"]))} for t in terms]}
+
+
+def abbreviations(catalog):
+    """``{term: expansion}`` for the Markdown ``abbr`` extension's glossary: every term the data does not
+    mark ``abbr: false``. The extension sets the expansion as an element attribute (escaped by the
+    serializer), so data text never becomes Markdown source."""
+    return {t["term"]: t["expansion"] for t in (catalog.glossary or {}).get("terms", []) if t.get("abbr", True)}
+
+
+# -- matrix rubric ----------------------------------------------------------------------------------
+
+RUBRIC_LEVELS = (("five", "5 means"), ("three", "3 means"), ("one", "1 means"))
+
+
+def matrix_rubric(catalog):
+    """What a 5, a 3 and a 1 mean on each dimension of the matrix (4 and 2 sit between)."""
+    rows = []
+    for d in catalog.dimensions():
+        rubric = d.get("rubric") or {}
+        row = [[{"anchor": f"rubric-{d['id']}", "text": d["name"]}, {"br": True}, {"small": d["question"]}]]
+        row += [[text(rubric[key])] if rubric.get(key) else [{"unknown": "not defined"}] for key, _ in RUBRIC_LEVELS]
+        rows.append(row)
+    return table(["Dimension"] + [label for _, label in RUBRIC_LEVELS], rows, cls="iem-table iem-rubric")

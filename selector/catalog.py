@@ -25,6 +25,7 @@ COLLECTIONS = {
 SINGLETONS = {
     "tree": "tree.schema.json",
     "questions": "questions.schema.json",
+    "glossary": "glossary.schema.json",
 }
 
 
@@ -49,8 +50,8 @@ class Catalog:
         self.raw = raw
         for name in COLLECTIONS:
             setattr(self, name, raw.get(name, {}))
-        self.tree = raw.get("tree", {})
-        self.questions = raw.get("questions", {})
+        for name in SINGLETONS:  # tree, questions, glossary
+            setattr(self, name, raw.get(name, {}))
 
     # -- sources -------------------------------------------------------------
     def cite(self, entry, key):

@@ -326,6 +326,24 @@ def names_in(text, catalog_engines):
 
 
 @check
+def check_glossary(data, ctx):
+    """Each term once: it becomes an abbreviation on every page and an anchor on the glossary page,
+    and neither may be ambiguous (anchors ignore case, so MoE and MOE would collide)."""
+    glossary = data.get("glossary")
+    if not glossary:
+        return
+    seen = {}
+    for i, item in enumerate(glossary["terms"]):
+        key = item["term"].lower()
+        if key in seen:
+            first = glossary["terms"][seen[key]]["term"]
+            yield "glossary", None, f"terms[{i}].term", (f"{item['term']!r} is already defined as terms[{seen[key]}] ({first!r}; "
+                                                      "terms are compared ignoring case); merge the two entries")
+        else:
+            seen[key] = i
+
+
+@check
 def check_scenarios_answer(data, ctx):
     """A scenario's answer text must name the selector's first candidate for its answers, and no engine the
     selector rules out for them (the engines shown beside it come from the selector itself)."""

@@ -138,6 +138,7 @@ class SchemaSet:
                 "^[0-9]{4}": "must be a date written YYYY-MM-DD",
                 "^[a-z0-9][a-z0-9.-]*$": "must be an id: lower-case letters, digits, '-' and '.'",
                 "^[a-z0-9][a-z0-9_-]*$": "must be a key: lower-case letters, digits, '-' and '_'",
+                "^[A-Za-z0-9](?:": "must be a term: letters, digits, '.', '+', '/' and '-', starting and ending with a letter or digit",
             }
             msg = next((m for p, m in hint.items() if schema["pattern"].startswith(p)),
                        f"must match the pattern {schema['pattern']}")

@@ -142,6 +142,8 @@ def inject(raw):
         inj.set("matrix.question", d, "question", nxt("matrix.question"))
         for key in sorted(d["scores"]):
             inj.set("matrix.rationale", d["scores"][key], "rationale", nxt("matrix.rationale"))
+        for key in ("five", "three", "one"):
+            inj.set("matrix.rubric", d["rubric"], key, nxt("matrix.rubric"))
     for s in (raw["scenarios"][k] for k in sorted(raw["scenarios"])):
         inj.set("scenario.situation", s, "situation", nxt("scenario.situation"))
         inj.set("scenario.answer", s, "answer", nxt("scenario.answer"))
@@ -155,6 +157,10 @@ def inject(raw):
             inj.set("tree.leaf.note", leaf, "note", nxt("tree.leaf.note") + 7)
     for w in tree["warnings"]:
         inj.set("tree.warning", w, "text", nxt("tree.warning"))
+    # glossary expansions also become the title of every <abbr> on the Markdown pages
+    for term in raw["glossary"]["terms"]:
+        inj.set("glossary.expansion", term, "expansion", nxt("glossary.expansion"))
+        inj.set("glossary.definition", term, "definition", nxt("glossary.definition"))
     qs = raw["questions"]
     for q in qs["questions"]:
         inj.set("question.label", q, "label", nxt("question.label"))
