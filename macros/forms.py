@@ -29,11 +29,14 @@ def option_label(catalog, source, value):
         return catalog.questions["priorities"][value]["label"]
     if source == "memory-modes":
         return catalog.questions.get("memory_modes", {}).get(value, value)
+    if source == "engines":
+        return catalog.engines[value]["name"]
     return value
 
 
 def field(catalog, q):
     out = {"key": q["key"], "label": q["label"], "help": q.get("help"), "type": q["type"], "required": bool(q.get("required")),
+           "none_label": q.get("none_label", "No preference"),
            "minimum": q.get("minimum"), "maximum": q.get("maximum"), "default": q.get("default"), "options": []}
     if q["type"] in ("choice", "multi"):
         if q["options_from"] == "tree-needs":
