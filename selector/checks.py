@@ -450,3 +450,39 @@ def run_checks(data, files, today=None):
             file = files.get((collection, entry_id)) or (f"data/{collection}.yaml" if entry_id is None else f"data/{collection}/{entry_id}.yaml")
             problems.append(Problem(file, path, message, severity, name))
     return problems
+
+
+# -- display names ----------------------------------------------------------------------------------
+@check
+def check_unique_names(data, ctx):
+    """Two entries of one collection must not share a display name (``name``, or ``title`` for
+    trends and result sets): the site lists them side by side and readers pick by name."""
+    for name in COLLECTIONS:
+        seen = {}
+        for entry_id, doc in sorted(data.get(name, {}).items()):
+            field = "name" if "name" in doc else "title" if "title" in doc else None
+            if field is None or not isinstance(doc[field], str):
+                continue
+            shown = " ".join(doc[field].split()).casefold()
+            if shown in seen:
+                yield name, entry_id, field, (f"{doc[field]!r} is also the {field} of data/{name}/{seen[shown]}.yaml; "
+                                              "give each entry its own name")
+            else:
+                seen[shown] = entry_id
+
+
+# -- placeholders ---------------------------------------------------------------------------------
+@check
+def check_placeholders(data, ctx):
+    """Warnings: text still holding a ``TODO`` placeholder (``selector new`` writes them; files.py
+    also warns about ``# TODO`` comments)."""
+    for name, entry_id, doc in _entries(data):
+        for path, key, value in _walk(doc):
+            if isinstance(value, str) and (value.startswith("TODO") or value.endswith("example.com/TODO")):
+                where = f"{path}.{key}" if path else key
+                yield name, entry_id, where, f"still holds the placeholder {value!r}; write the real value", "warning"
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, str) and item.startswith("TODO"):
+                        where = f"{path}.{key}[{i}]" if path else f"{key}[{i}]"
+                        yield name, entry_id, where, f"still holds the placeholder {item!r}; write the real value", "warning"
