@@ -151,7 +151,7 @@ def trim_for_selector(raw):
     return out
 
 
-def validate(raw, files, schemas, today=None, schema_file=None, unreadable=()):
+def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None):
     """Schema problems first, then semantic checks (only on files that passed the schema).
 
     Build side only: the schemas are checked with the ``jsonschema`` package
@@ -161,7 +161,8 @@ def validate(raw, files, schemas, today=None, schema_file=None, unreadable=()):
     A file that could not be read or failed its schema is reported once: references to its
     id from other files, and scenario answers (which depend on every engine), are not
     reported again as unknown or wrong.  ``unreadable`` holds ``(collection, id)`` of files
-    that exist but could not be read."""
+    that exist but could not be read; ``checked`` maps ``(collection, id)`` to the schema
+    problems already found while reading (see :func:`selector.files.load_data_dir`)."""
     from .checks import run_checks
     from .paths import name_path
     from .validation import SchemaError, schema_set
@@ -175,14 +176,18 @@ def validate(raw, files, schemas, today=None, schema_file=None, unreadable=()):
     clean = {name: {} for name in COLLECTIONS}
     for name, schema_name in COLLECTIONS.items():
         for entry_id, doc in raw.get(name, {}).items():
-            found = schemas_ok.validate(doc, schema_name)
+            found = (checked or {}).get((name, entry_id))
+            if found is None:
+                found = schemas_ok.validate(doc, schema_name)
             problems.extend(Problem(files.get((name, entry_id), f"{name}/{entry_id}"), p, m) for p, m in found)
             if not found:
                 clean[name][entry_id] = doc
     for name, schema_name in SINGLETONS.items():
         if name not in raw:
             continue
-        found = schemas_ok.validate(raw[name], schema_name)
+        found = (checked or {}).get((name, None))
+        if found is None:
+            found = schemas_ok.validate(raw[name], schema_name)
         problems.extend(Problem(files.get((name, None), f"{name}.yaml"), p, m) for p, m in found)
         if not found:
             clean[name] = raw[name]

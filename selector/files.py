@@ -216,7 +216,11 @@ def _nesting_bound(text):
 
 
 def _parse_fast(text):
-    """Build the document from libyaml's events; raises :class:`_Fallback` on anything unusual."""
+    """Build the document from libyaml's events: ``(document, json_safe)``.
+
+    ``json_safe`` is true when every key is text and every number fits JSON (finite, below 2**53),
+    which the builder sees as it goes; otherwise :func:`_not_json` finds and words the problem.
+    Raises :class:`_Fallback` on anything it does not handle exactly."""
     parts = _fast_parts()
     if parts is None or _nesting_bound(text) > 2000:
         raise _Fallback
@@ -227,6 +231,7 @@ def _parse_fast(text):
     import yaml
     ScalarNode = yaml.ScalarNode
     str_tag = _SCALARS[0]
+    safe = True
     parser = CParser(text)
     try:
         get = parser.get_event
@@ -234,7 +239,7 @@ def _parse_fast(text):
             get()  # stream start
             event = get()
             if isinstance(event, ev.StreamEndEvent):
-                return None
+                return None, True
             event = get()  # first node after the document start
             stack = []  # [container, pending key list or None for a sequence]
             while True:
@@ -249,6 +254,9 @@ def _parse_fast(text):
                             if tag not in _SCALARS:
                                 raise _Fallback
                             value = constructors[tag](helper, ScalarNode(tag, value))
+                            if isinstance(value, float) and not math.isfinite(value) or (
+                                    isinstance(value, int) and abs(value) > MAX_SAFE_INT):
+                                safe = False
                 elif cls is MapStart or cls is SeqStart:
                     if event.anchor is not None or event.tag not in (None, "!"):
                         raise _Fallback
@@ -260,7 +268,7 @@ def _parse_fast(text):
                 elif cls is ev.DocumentEndEvent:
                     if not isinstance(get(), ev.StreamEndEvent):
                         raise _Fallback  # a second document: the Python loader names it
-                    return result
+                    return result, safe
                 else:  # an alias
                     raise _Fallback
                 if not stack:
@@ -277,6 +285,8 @@ def _parse_fast(text):
                     elif isinstance(value, (dict, list)):
                         raise _Fallback  # a list or mapping as a key
                     else:
+                        if not isinstance(value, str):
+                            safe = False
                         key.append(value)
                 event = get()
         except yaml.YAMLError:
@@ -292,10 +302,20 @@ def parse_yaml_text(text, loader=None, fast=True):
     import yaml
     if loader is None and fast:
         try:
-            return _parse_fast(text)
+            return _parse_fast(text)[0]
         except _Fallback:
             pass
     return yaml.load(text, Loader=loader or _loader_class())
+
+
+def _parse(text, loader=None):
+    """``(document, json_safe)``: the fast path when it applies, else the reference loader."""
+    if loader is None:
+        try:
+            return _parse_fast(text)
+        except _Fallback:
+            pass
+    return parse_yaml_text(text, loader, fast=False), False
 
 
 def _not_json(node, path=""):
@@ -339,7 +359,7 @@ def parse_document(text, rel, loader=None):
     that is not a mapping and values JSON cannot carry are reported, never raised."""
     import yaml
     try:
-        doc = parse_yaml_text(text, loader)
+        doc, safe = _parse(text, loader)
     except DuplicateKey as dup:
         return None, [Problem(rel, f"line {dup.line}", f"key {dup.key!r} appears twice (first on line {dup.first_line}); keep one")]
     except AliasUsed as alias:
@@ -358,7 +378,7 @@ def parse_document(text, rel, loader=None):
     if not isinstance(doc, dict):
         kind = "a list" if isinstance(doc, list) else type(doc).__name__
         return None, [Problem(rel, "", f"top level must be a mapping of fields, not {kind}")]
-    bad = _not_json(doc)
+    bad = None if safe else _not_json(doc)
     if bad:
         return None, [Problem(rel, bad[0] or "(top level)", bad[1])]
     return doc, []
@@ -454,19 +474,61 @@ def data_files(data_dir):
     return targets, problems
 
 
-def read_data_dir(data_dir):
-    """Read every data file. Returns ``(raw, files, problems)``.
+PARALLEL_FROM = 400  # files; below this, starting worker processes costs more than it saves
+_WORKER = {}
 
-    ``raw`` maps collection -> {id: document} (singletons: name -> document);
-    ``files`` maps (collection, id) -> path relative to the data dir's parent, for messages.
-    """
-    data_dir = Path(data_dir)
-    rel = _rel_to(data_dir.parent)
-    targets, problems = data_files(data_dir)
-    raw = {name: {} for name in COLLECTIONS} if targets or not problems else {}
-    files = {}
-    for collection, key, path, _schema_name, ref in targets:
-        doc, found = read_file(path, rel(path), schema_ref=ref)
+
+def _read_batch(batch, schema_set=None):
+    """Read (and, given a schema set, schema-check) a batch of data files; runs in a worker process
+    for large catalogs.  Returns ``[(collection, id, rel, document or None, problems, schema problems)]``."""
+    schema_set = schema_set or _WORKER.get("schemas")
+    out = []
+    for collection, key, path, schema_name, ref, rel in batch:
+        doc, problems = read_file(path, rel, schema_ref=ref)
+        found = schema_set.validate(doc, schema_name) if doc is not None and schema_set is not None else None
+        out.append((collection, key, rel, doc, problems, found))
+    return out
+
+
+def _jobs(count):
+    """How many processes read ``count`` files: one below :data:`PARALLEL_FROM`, otherwise one per
+    CPU (at most 8), and always one when threads are running (forking them is unsafe) or when the
+    environment says ``IEM_JOBS=1``."""
+    if count < PARALLEL_FROM:
+        return 1
+    import multiprocessing
+    import threading
+    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    limit = os.environ.get("IEM_JOBS", "")
+    if limit.isdigit() and int(limit) > 0:
+        cpus = min(cpus, int(limit))
+    return max(1, min(cpus, 8))
+
+
+def _read_all(targets, rel, schema_set=None):
+    rows = [(collection, key, path, schema_name, ref, rel(path)) for collection, key, path, schema_name, ref in targets]
+    jobs = _jobs(len(rows))
+    if jobs > 1:
+        import multiprocessing
+        size = max(16, len(rows) // (jobs * 8))
+        batches = [rows[i:i + size] for i in range(0, len(rows), size)]
+        _WORKER["schemas"] = schema_set  # inherited by the forked workers
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                return [row for batch in pool.imap(_read_batch, batches) for row in batch]
+        except OSError:  # no processes to be had: read them here
+            pass
+        finally:
+            _WORKER.clear()
+    return _read_batch(rows, schema_set)
+
+
+def _assemble(results, problems):
+    raw = {name: {} for name in COLLECTIONS}
+    files, checked = {}, {}
+    for collection, key, rel, doc, found, schema_found in results:
         problems.extend(found)
         if doc is None:
             continue
@@ -474,7 +536,22 @@ def read_data_dir(data_dir):
             raw[collection] = doc
         else:
             raw[collection][key] = doc
-        files[(collection, key)] = rel(path)
+        files[(collection, key)] = rel
+        checked[(collection, key)] = schema_found
+    return raw, files, checked
+
+
+def read_data_dir(data_dir):
+    """Read every data file. Returns ``(raw, files, problems)``.
+
+    ``raw`` maps collection -> {id: document} (singletons: name -> document);
+    ``files`` maps (collection, id) -> path relative to the data dir's parent, for messages.
+    """
+    data_dir = Path(data_dir)
+    targets, problems = data_files(data_dir)
+    if not targets:
+        return {}, {}, problems
+    raw, files, _ = _assemble(_read_all(targets, _rel_to(data_dir.parent)), problems)
     return raw, files, problems
 
 
@@ -539,20 +616,28 @@ def load_data_dir(data_dir, today=None):
     checked against a schema that cannot be trusted.
     """
     from .catalog import Catalog, validate
+    from .validation import SchemaError, schema_set
 
     data_dir = Path(data_dir)
-    raw, files, problems = read_data_dir(data_dir)
-    if not raw and problems:
+    rel = _rel_to(data_dir.parent)
+    targets, problems = data_files(data_dir)
+    if not targets:
         return Catalog({}), sorted(problems)
     schemas, schema_problems = read_schemas(data_dir)
+    checker = None
+    if not schema_problems:
+        try:
+            checker = schema_set(schemas)
+        except SchemaError as exc:
+            schema_problems = [Problem(rel(data_dir / "schema" / exc.name), "", exc.message)]
+    raw, files, checked = _assemble(_read_all(targets, rel, checker), problems)
     if schema_problems:
         return Catalog({}), sorted(problems + schema_problems)
-    rel = _rel_to(data_dir.parent)
     unreadable = set()
     for p in problems:
         parts = p.file.split("/")
         if p.severity == "error" and len(parts) >= 2 and parts[-1].endswith(".yaml"):
             unreadable.add((parts[-2], parts[-1][:-5]) if parts[-2] in COLLECTIONS else (parts[-1][:-5], None))
     clean, found = validate(raw, files, schemas, today=today, schema_file=lambda n: rel(data_dir / "schema" / n),
-                            unreadable=unreadable)
+                            unreadable=unreadable, checked=checked)
     return Catalog(clean), sorted(problems + found)
