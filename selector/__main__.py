@@ -1,4 +1,4 @@
-"""Command line: ``python -m selector validate|recommend|fit|coverage|fix|new``."""
+"""Command line: ``python -m selector validate|recommend|fit|coverage|fix|new|fields``."""
 
 import argparse
 import json
@@ -155,6 +155,39 @@ def cmd_new(args):
     return 0
 
 
+def cmd_fields(args):
+    from .files import read_schemas
+    from .guide import markdown, update
+    from .skeleton import NewError, resolve_kind
+    schemas, problems = read_schemas(args.data_dir)
+    if problems:
+        print(f"error: {problems[0]}", file=sys.stderr)
+        return 1
+    only = None
+    if args.kind:
+        try:
+            only = resolve_kind(args.kind)
+        except NewError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    guide = markdown(schemas, only)
+    if args.update is None:
+        print(guide, end="")
+        return 0
+    try:
+        text = args.update.read_text(encoding="utf-8")
+        new = update(text, guide)
+    except (OSError, ValueError) as exc:
+        print(f"error: --update {args.update}: {exc}", file=sys.stderr)
+        return 2
+    if new != text:
+        args.update.write_text(new, encoding="utf-8")
+        print(f"updated the field guide in {args.update}")
+    else:
+        print(f"the field guide in {args.update} is up to date")
+    return 0
+
+
 def main(argv=None):
     parser = _Parser(prog="python -m selector", description="Inference Engine Map: validate data and choose an engine.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -197,6 +230,12 @@ def main(argv=None):
     p.add_argument("id", metavar="ID", help="the new entry's id, also its file name: lower-case letters, digits, '-' and '.'")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_new)
+    p = sub.add_parser("fields", help="print the field guide (every field of a kind of data file, from the schemas)")
+    p.add_argument("kind", metavar="KIND", nargs="?", help="only this kind (engine, gpu, model, ...)")
+    p.add_argument("--update", metavar="FILE", type=Path,
+                   help="rewrite the guide between the fields:start and fields:end markers of FILE (CONTRIBUTING.md)")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_fields)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -31,7 +31,7 @@ REFERENCES = {
     ("results", "weights"): "quantization",
 }
 TEXT_HINTS = {
-    "name": "the name as the project writes it", "title": "the page's title as it appears there",
+    "name": "the name as the project writes it", "title": "the title of the page as it appears there",
     "positioning": "one sentence: what it is and who it is for", "summary": "two or three sentences in your own words",
     "vendor": "who makes it", "audience": "who this tier is for", "question": "the question this dimension answers",
     "situation": "the reader's situation in one sentence", "answer": "the one-line answer",
