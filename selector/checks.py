@@ -37,11 +37,24 @@ class Ctx:
         return set(self.data.get(collection, {}))
 
 
-def _walk(node, path=""):
-    """Yield (path, key, value) for every mapping entry below ``node``, depth first, in document order.
+_WALKS = None  # while run_checks runs: id(document) -> (document, its entries)
 
-    Iterative (a stack of iterators, not nested generators): most checks walk every document,
-    so this is where a large catalog spends its check time."""
+
+def _walk(node, path=""):
+    """(path, key, value) for every mapping entry below ``node``, depth first, in document order.
+
+    Most checks walk every document, so this is where a large catalog spends its check time:
+    while :func:`run_checks` runs, a document's entries are listed once and shared by the checks."""
+    if path or _WALKS is None:
+        return _iter_walk(node, path)
+    hit = _WALKS.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = _WALKS[id(node)] = (node, list(_iter_walk(node, path)))
+    return hit[1]
+
+
+def _iter_walk(node, path=""):
+    """The entries of :func:`_walk`, iteratively (a stack of iterators, not nested generators)."""
     stack = []
     if isinstance(node, dict):
         stack.append((iter(node.items()), path, True))
@@ -459,12 +472,17 @@ def check_support_coverage(data, ctx):
 def run_checks(data, files, today=None):
     ctx = Ctx(data, today or date.today())
     problems = []
-    for name, fn in CHECKS:
-        for row in fn(data, ctx):
-            collection, entry_id, path, message = row[:4]
-            severity = row[4] if len(row) > 4 else "error"
-            file = files.get((collection, entry_id)) or (f"data/{collection}.yaml" if entry_id is None else f"data/{collection}/{entry_id}.yaml")
-            problems.append(Problem(file, path, message, severity, name))
+    global _WALKS
+    _WALKS = {}
+    try:
+        rows = [(name, row) for name, fn in CHECKS for row in fn(data, ctx)]
+    finally:
+        _WALKS = None  # nothing is cached outside a run: documents may change between runs
+    for name, row in rows:
+        collection, entry_id, path, message = row[:4]
+        severity = row[4] if len(row) > 4 else "error"
+        file = files.get((collection, entry_id)) or (f"data/{collection}.yaml" if entry_id is None else f"data/{collection}/{entry_id}.yaml")
+        problems.append(Problem(file, path, message, severity, name))
     return problems
 
 

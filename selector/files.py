@@ -202,7 +202,15 @@ def _fast_parts():
             _FAST["parts"] = None
         else:
             Loader = _loader_class()
-            _FAST["parts"] = (CParser, events, Loader(""))
+            table = Loader.yaml_implicit_resolvers
+            wildcard = list(table.get(None, []))
+            if Loader.yaml_path_resolvers:  # pragma: no cover - the inlined resolver would miss them
+                _FAST["parts"] = None
+                return None
+            by_first = {first: list(resolvers) + wildcard for first, resolvers in table.items() if first is not None}
+            by_first[None] = wildcard
+            by_first[""] = list(table.get("", [])) + wildcard
+            _FAST["parts"] = (CParser, events, Loader(""), by_first)
     return _FAST["parts"]
 
 
@@ -224,10 +232,10 @@ def _parse_fast(text):
     parts = _fast_parts()
     if parts is None or _nesting_bound(text) > 2000:
         raise _Fallback
-    CParser, ev, helper = parts
+    CParser, ev, helper, by_first = parts
     Scalar, MapStart, SeqStart = ev.ScalarEvent, ev.MappingStartEvent, ev.SequenceStartEvent
     MapEnd, SeqEnd = ev.MappingEndEvent, ev.SequenceEndEvent
-    resolve, constructors = helper.resolve, helper.yaml_constructors
+    constructors = helper.yaml_constructors
     import yaml
     ScalarNode = yaml.ScalarNode
     str_tag = _SCALARS[0]
@@ -249,7 +257,12 @@ def _parse_fast(text):
                         raise _Fallback
                     value = event.value
                     if event.implicit[0]:
-                        tag = resolve(ScalarNode, value, event.implicit)
+                        # BaseResolver.resolve for a plain scalar, inlined (no path resolvers are set)
+                        tag = str_tag
+                        for candidate, regexp in by_first.get(value[:1], by_first[None]):
+                            if regexp.match(value):
+                                tag = candidate
+                                break
                         if tag != str_tag:
                             if tag not in _SCALARS:
                                 raise _Fallback

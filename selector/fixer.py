@@ -59,7 +59,12 @@ class _Literal(str):
     """Text with line breaks, written as a literal ``|`` block."""
 
 
+_DUMPER = []
+
+
 def _dumper_class():
+    if _DUMPER:
+        return _DUMPER[0]
     import yaml
 
     class Dumper(yaml.SafeDumper):
@@ -97,6 +102,7 @@ def _dumper_class():
     Dumper.add_representer(_Literal, lambda d, v: d.represent_scalar(str_tag, str(v), style="|"))
     Dumper.add_representer(dict, lambda d, v: d.represent_mapping(map_tag, v.items(), flow_style=False))
     Dumper.add_representer(list, lambda d, v: d.represent_sequence(seq_tag, v, flow_style=False))
+    _DUMPER.append(Dumper)
     return Dumper
 
 
@@ -148,8 +154,22 @@ def _as_flow(value):
     return value
 
 
+_ONE_LINE = {}
+
+
 def _one_line(value, dumper):
     """``value`` as one line of flow YAML (or None if it cannot be one line)."""
+    if _scalar(value):
+        key = (type(value), value, dumper)
+        if key not in _ONE_LINE:
+            if len(_ONE_LINE) > 50000:
+                _ONE_LINE.clear()
+            _ONE_LINE[key] = _render_one_line(value, dumper)
+        return _ONE_LINE[key]
+    return _render_one_line(value, dumper)
+
+
+def _render_one_line(value, dumper):
     import yaml
     text = yaml.dump(_FlowList([_as_flow(value)]), Dumper=dumper, default_flow_style=True, width=10**9, allow_unicode=True)
     text = text.rstrip("\n")
@@ -372,7 +392,7 @@ def format_document(doc, schema_name, schemas, schema_ref, comments=()):
         body = _place_comments(_dump(ordered, dumper, styled, block), comments)
         text = f"# yaml-language-server: $schema={schema_ref}\n{body}"
         try:
-            same = _same(parse_yaml_text(text, fast=False), doc)
+            same = _same(parse_yaml_text(text), doc)
             same = same and sorted(c.text for c in comments_of(text)) == sorted(c.text for c in comments)
         except Exception:
             same = False

@@ -266,8 +266,7 @@ def check_id(collection, entry_id, schemas, data_dir):
 
 def new_entry(kind, entry_id, data_dir, today=None):
     """Write the skeleton; returns the path written.  Raises :class:`NewError`."""
-    from .catalog import Catalog
-    from .files import read_data_dir, read_schemas
+    from .files import load_data_dir, read_schemas
     from .fixer import _write
     collection = resolve_kind(kind)
     data_dir = Path(data_dir)
@@ -279,12 +278,15 @@ def new_entry(kind, entry_id, data_dir, today=None):
     target = check_id(collection, entry_id, schemas, data_dir)
     if not (data_dir / collection).is_dir() or (data_dir / collection).is_symlink():
         raise NewError(f"data/{collection}: collection folder is missing")
-    raw, _files, _problems = read_data_dir(data_dir)
-    doc, comments = skeleton(collection, entry_id, Catalog(raw), schemas, today,
+    catalog, _problems = load_data_dir(data_dir)  # only entries that passed their schema
+    doc, comments = skeleton(collection, entry_id, catalog, schemas, today,
                              kind=next((k for k, c in KINDS.items() if c == collection), collection))
     text = format_document(doc, COLLECTIONS[collection], schemas, f"../schema/{COLLECTIONS[collection]}", comments)
     if text is None:  # pragma: no cover - format_document checks its own output
         raise NewError("could not lay out the skeleton; please report this")
-    target.touch(mode=0o644, exist_ok=False)
+    try:
+        target.touch(mode=0o644, exist_ok=False)
+    except FileExistsError:
+        raise NewError(f"ID: data/{collection}/{entry_id}.yaml already exists; edit it, or pick another id") from None
     _write(target, text)
     return target
