@@ -505,14 +505,14 @@ def _read_batch(batch, schema_set=None):
 
 def _jobs(count):
     """How many processes read ``count`` files: one below :data:`PARALLEL_FROM`, otherwise one per
-    CPU (at most 8), and always one when threads are running (forking them is unsafe) or when the
-    environment says ``IEM_JOBS=1``."""
+    CPU (at most 8); always one when threads are running (forking them is unsafe), off Linux, or
+    when the environment says ``IEM_JOBS=1``."""
     if count < PARALLEL_FROM:
         return 1
-    import multiprocessing
+    import sys
     import threading
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
+    if threading.active_count() > 1 or not sys.platform.startswith("linux"):
+        return 1  # forking is only safe without threads, and only the default on Linux
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     limit = os.environ.get("IEM_JOBS", "")
     if limit.isdigit() and int(limit) > 0:

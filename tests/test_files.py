@@ -8,6 +8,7 @@ falls back to the reference loader, which gives the messages.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -208,3 +209,31 @@ def test_validate_never_hangs_on_special_files(tmp_path):
         "data/gpus/gone.yaml: is a symbolic link; data files must be regular files inside data/ (replace the link with the file)",
         "data/models/zero.yaml: is a symbolic link; data files must be regular files inside data/ (replace the link with the file)",
     ]
+
+
+def test_worker_processes_give_the_same_report(tmp_path):
+    """Large catalogs are read in forked workers: the report must be the one a single process gives."""
+    import shutil
+    data = tmp_path / "data"
+    shutil.copytree(REAL, data)
+    text = (REAL / "engines" / "vllm.yaml").read_text(encoding="utf-8")
+    for i in range(files.PARALLEL_FROM):
+        new = text.replace("\nid: vllm\n", f"\nid: copy-{i}\n", 1).replace("\nname: vLLM\n", f"\nname: Copy {i}\n", 1)
+        if i % 97 == 1:
+            new = new.replace("\nkind: engine\n", "\nkind: server\n", 1)          # a schema error
+        if i % 131 == 2:
+            new = new.replace("\nname: Copy", "\nname: [Copy", 1)                # a YAML error
+        (data / "engines" / f"copy-{i}.yaml").write_text(new, encoding="utf-8")
+    (data / "engines" / "link.yaml").symlink_to(REAL / "engines" / "vllm.yaml")
+    assert files._jobs(len(list(data.rglob("*.yaml")))) >= 1
+    outputs = []
+    for jobs in ("1", "2"):
+        env = {**os.environ, "IEM_JOBS": jobs}
+        proc = subprocess.run([sys.executable, "-m", "selector", "validate", "--warnings", str(data)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600, env=env)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert "data/engines/copy-1.yaml: kind: 'server' is not allowed" in outputs[0]
+    assert re.search(r"^data/engines/copy-2\.yaml: line \d+: is not valid YAML", outputs[0], re.M)
+    assert "data/engines/link.yaml: is a symbolic link" in outputs[0]
