@@ -9,7 +9,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup serve build test validate fix bench chromium clean
+.PHONY: setup serve build test validate fix check-format bench chromium clean
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -38,13 +38,19 @@ build: setup
 	$(VENV)/bin/mkdocs build --strict
 
 test: setup chromium
+	$(MAKE) --no-print-directory check-format
 	$(PY) -m pytest
 
 validate: $(STAMP)
 	$(PY) -m selector validate
 
+# canonical layout of every data file (comments kept); exits 1 naming the file and line of invalid YAML
 fix: $(STAMP)
 	$(PY) -m selector fix
+
+# the same check without writing: lists files `make fix` would change, exits 1 if any (part of `make test`)
+check-format: $(STAMP)
+	$(PY) -m selector fix --check
 
 bench: setup chromium
 	$(PY) tests/perf/bench.py

@@ -98,4 +98,5 @@ def define_env(env):
     @env.macro
     def contributing():
         text = (site.ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+        text = text.replace("](docs/", "](")  # links written for GitHub (repo root) point into docs/ here
         return text.split("\n", 1)[1] if text.startswith("# ") else text

@@ -32,10 +32,10 @@ class DataError(Exception):
 def _signature(folder):
     # called once per page by the macros: os.walk + os.stat is 4-5x faster than Path.rglob here
     entries = []
-    for dirpath, _dirs, names in os.walk(folder, followlinks=True):
+    for dirpath, _dirs, names in os.walk(folder):
         for name in names:
             path = os.path.join(dirpath, name)
-            st = os.stat(path)
+            st = os.lstat(path)  # a dangling link is validate's to report, not a traceback here
             entries.append(f"{path}:{st.st_mtime_ns}:{st.st_size}")
     h = hashlib.sha256()
     for entry in sorted(entries):

@@ -1,4 +1,4 @@
-"""Command line: ``python -m selector validate|recommend|fit|fix``."""
+"""Command line: ``python -m selector validate|recommend|fit|coverage|fix|new|fields``."""
 
 import argparse
 import json
@@ -26,25 +26,50 @@ def _load_or_exit(data_dir):
     return catalog
 
 
+LABELS = {"hardware": ("hardware family", "hardware families"), "gpus": ("GPU", "GPUs"),
+          "formats": ("format", "formats"), "quantization": ("quantization scheme", "quantization schemes"),
+          "models": ("model", "models"), "engines": ("engine", "engines"), "tiers": ("tier", "tiers"),
+          "trends": ("trend", "trends"), "matrix": ("matrix dimension", "matrix dimensions"),
+          "scenarios": ("scenario", "scenarios"), "results": ("result set", "result sets")}
+
+
+def summary(catalog):
+    """``15 engines, 25 GPUs, ...`` for every collection, then the single files read."""
+    from .catalog import COLLECTIONS, SINGLETONS
+    parts = []
+    first = [n for n in ("engines", "models", "quantization", "hardware", "gpus", "formats") if n in COLLECTIONS]
+    for name in first + [n for n in COLLECTIONS if n not in first]:
+        n = len(getattr(catalog, name))
+        one, many = LABELS.get(name, (name, name))
+        parts.append(f"{n} {one if n == 1 else many}")
+    parts.extend(f"{name}.yaml" for name in SINGLETONS if getattr(catalog, name, None))
+    return ", ".join(parts)
+
+
+def _order(problem):
+    """Problems by file, then line numbers in numeric order, then field path."""
+    line = problem.path.removeprefix("line ")
+    return (problem.file, 0 if line.isdigit() else 1, int(line) if line.isdigit() else 0, problem.path, problem.message)
+
+
 def cmd_validate(args):
     from .files import load_data_dir
     catalog, problems = load_data_dir(args.data_dir)
     errors = [p for p in problems if p.severity == "error"]
     warnings = [p for p in problems if p.severity == "warning"]
     notes = [p for p in problems if p.severity == "info"]
-    for p in sorted(errors):
+    for p in sorted(errors, key=_order):
         print(p)
     if args.warnings or not errors:
-        for p in sorted(warnings):
+        for p in sorted(warnings, key=_order):
             print(p)
     if args.warnings:
-        for p in sorted(notes):
+        for p in sorted(notes, key=_order):
             print(p)
     if errors:
         print(f"{len(errors)} error(s), {len(warnings)} warning(s)", file=sys.stderr)
         return 1
-    counts = ", ".join(f"{len(getattr(catalog, n))} {n}" for n in ("engines", "models", "quantization", "hardware", "matrix", "scenarios"))
-    print(f"ok: {counts}; {len(warnings)} warning(s), {len(notes)} note(s) (--warnings lists them)")
+    print(f"ok: {summary(catalog)}; {len(warnings)} warning(s), {len(notes)} note(s) (--warnings lists them)")
     return 0
 
 
@@ -118,12 +143,65 @@ def cmd_fit(args):
 
 def cmd_fix(args):
     from .fixer import fix_dir
-    changed = fix_dir(args.data_dir, check=args.check)
-    for path in changed:
+    result = fix_dir(args.data_dir, check=args.check)
+    for path in result.changed:
         print(("would reformat " if args.check else "reformatted ") + str(path))
-    if args.check and changed:
+    for problem in result.problems:
+        print(problem, file=sys.stderr)
+    if result.problems:
+        print(f"{len(result.problems)} problem(s); {'nothing was checked past them' if args.check else 'those files were left unchanged'}. "
+              "Fix them and run it again", file=sys.stderr)
         return 1
-    print(f"{len(changed)} file(s) {'need formatting' if args.check else 'reformatted'}")
+    if args.check and result.changed:
+        print(f"{len(result.changed)} file(s) need formatting; run `make fix` (python -m selector fix)")
+        return 1
+    print(f"{len(result.changed)} file(s) {'need formatting' if args.check else 'reformatted'}")
+    return 0
+
+
+def cmd_new(args):
+    from .skeleton import NewError, new_entry
+    try:
+        path = new_entry(args.kind, args.id, args.data_dir)
+    except NewError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    print("next: replace every TODO (facts you cannot source stay `unknown`), then run "
+          "`make fix` and `make validate`; validate warns about each TODO left")
+    return 0
+
+
+def cmd_fields(args):
+    from .files import read_schemas
+    from .guide import markdown, update
+    from .skeleton import NewError, resolve_kind
+    schemas, problems = read_schemas(args.data_dir)
+    if problems:
+        print(f"error: {problems[0]}", file=sys.stderr)
+        return 1
+    only = None
+    if args.kind:
+        try:
+            only = resolve_kind(args.kind)
+        except NewError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    guide = markdown(schemas, only)
+    if args.update is None:
+        print(guide, end="")
+        return 0
+    try:
+        text = args.update.read_text(encoding="utf-8")
+        new = update(text, guide)
+    except (OSError, ValueError) as exc:
+        print(f"error: --update {args.update}: {exc}", file=sys.stderr)
+        return 2
+    if new != text:
+        args.update.write_text(new, encoding="utf-8")
+        print(f"updated the field guide in {args.update}")
+    else:
+        print(f"the field guide in {args.update} is up to date")
     return 0
 
 
@@ -165,10 +243,28 @@ def main(argv=None):
     p.add_argument("--list", action="store_true", help="also list every undocumented cell")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_coverage)
-    p = sub.add_parser("fix", help="normalise formatting and key order of data files")
+    p = sub.add_parser("fix", help="rewrite data files in the canonical layout (key order, quoting), keeping comments",
+                       description="Rewrite data files in the canonical layout: schema key order, one-line flow style "
+                                   "for short mappings, quoting only where YAML needs it; comments are kept. "
+                                   "Exits 1 naming the file and line when a file is not valid YAML.")
     p.add_argument("data_dir", nargs="?", default=DEFAULT_DATA, type=Path)
-    p.add_argument("--check", action="store_true", help="only list files that would change")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; list the files that would change and exit 1 if there are any (CI: make check-format)")
     p.set_defaults(func=cmd_fix)
+    p = sub.add_parser("new", help="write a skeleton data file with every required field",
+                       description="Write data/<collection>/ID.yaml with every required field, `unknown` for facts, "
+                                   "TODO where you must write a value, and a `sources` entry to fill in.")
+    p.add_argument("kind", metavar="KIND", help="engine, gpu, model, quantization, hardware, format, scenario, results, "
+                                                "tier, trend or dimension (a decision-matrix dimension)")
+    p.add_argument("id", metavar="ID", help="the new entry's id, also its file name: lower-case letters, digits, '-' and '.'")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_new)
+    p = sub.add_parser("fields", help="print the field guide (every field of a kind of data file, from the schemas)")
+    p.add_argument("kind", metavar="KIND", nargs="?", help="only this kind (engine, gpu, model, ...)")
+    p.add_argument("--update", metavar="FILE", type=Path,
+                   help="rewrite the guide between the fields:start and fields:end markers of FILE (CONTRIBUTING.md)")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_fields)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -5,7 +5,7 @@
 then the named semantic checks of :mod:`selector.checks`.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # collection folder -> schema file.  Order matters: references point backwards.
 COLLECTIONS = {
@@ -165,26 +165,55 @@ def trim_for_selector(raw):
     return out
 
 
-def validate(raw, files, schemas, today=None):
-    """Schema problems first, then semantic checks (only on files that passed the schema)."""
-    from .checks import run_checks
-    from .jsonschema_lite import SchemaSet
+def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None):
+    """Schema problems first, then semantic checks (only on files that passed the schema).
 
-    schema_set = SchemaSet(schemas)
+    Build side only: the schemas are checked with the ``jsonschema`` package
+    (:mod:`selector.validation`, imported here so that the browser never loads it).
+    Field paths in every message name list items by id where they have one.
+
+    A file that could not be read or failed its schema is reported once: references to its
+    id from other files, and scenario answers (which depend on every engine), are not
+    reported again as unknown or wrong.  ``unreadable`` holds ``(collection, id)`` of files
+    that exist but could not be read; ``checked`` maps ``(collection, id)`` to the schema
+    problems already found while reading (see :func:`selector.files.load_data_dir`)."""
+    from .checks import run_checks
+    from .paths import name_path
+    from .validation import SchemaError, schema_set
+
+    try:
+        schemas_ok = schema_set(schemas)
+    except SchemaError as exc:
+        where = schema_file(exc.name) if schema_file else f"data/schema/{exc.name}"
+        return {name: {} for name in COLLECTIONS}, [Problem(where, "", exc.message)]
     problems = []
     clean = {name: {} for name in COLLECTIONS}
     for name, schema_name in COLLECTIONS.items():
         for entry_id, doc in raw.get(name, {}).items():
-            found = schema_set.validate(doc, schema_name)
+            found = (checked or {}).get((name, entry_id))
+            if found is None:
+                found = schemas_ok.validate(doc, schema_name)
             problems.extend(Problem(files.get((name, entry_id), f"{name}/{entry_id}"), p, m) for p, m in found)
             if not found:
                 clean[name][entry_id] = doc
     for name, schema_name in SINGLETONS.items():
         if name not in raw:
             continue
-        found = schema_set.validate(raw[name], schema_name)
+        found = (checked or {}).get((name, None))
+        if found is None:
+            found = schemas_ok.validate(raw[name], schema_name)
         problems.extend(Problem(files.get((name, None), f"{name}.yaml"), p, m) for p, m in found)
         if not found:
             clean[name] = raw[name]
-    problems.extend(run_checks(clean, files, today=today))
+    broken = set(unreadable) | {(name, key) for name in COLLECTIONS for key in raw.get(name, {}) if key not in clean[name]}
+    broken |= {(name, None) for name in SINGLETONS if name in raw and name not in clean}
+    follow_on = {f"; add data/{name}/{key}.yaml or fix the id" for name, key in broken if key is not None}
+    selector_broken = any(name in ("engines", "matrix", "tree", "questions") for name, _ in broken)
+    docs = {path: (clean.get(name) if key is None else clean[name].get(key)) for (name, key), path in files.items()}
+    for p in run_checks(clean, files, today=today):
+        if any(p.message.endswith(tail) for tail in follow_on) or (selector_broken and p.check == "scenarios-answer"):
+            continue
+        doc = docs.get(p.file)
+        named = name_path(doc, p.path) if doc else p.path
+        problems.append(p if named == p.path else replace(p, path=named))
     return clean, problems

@@ -37,16 +37,45 @@ class Ctx:
         return set(self.data.get(collection, {}))
 
 
+_WALKS = None  # while run_checks runs: id(document) -> (document, its entries)
+
+
 def _walk(node, path=""):
-    """Yield (path, key, value) for every mapping entry below ``node``."""
+    """(path, key, value) for every mapping entry below ``node``, depth first, in document order.
+
+    Most checks walk every document, so this is where a large catalog spends its check time:
+    while :func:`run_checks` runs, a document's entries are listed once and shared by the checks."""
+    if path or _WALKS is None:
+        return _iter_walk(node, path)
+    hit = _WALKS.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = _WALKS[id(node)] = (node, list(_iter_walk(node, path)))
+    return hit[1]
+
+
+def _iter_walk(node, path=""):
+    """The entries of :func:`_walk`, iteratively (a stack of iterators, not nested generators)."""
+    stack = []
     if isinstance(node, dict):
-        for key, value in node.items():
-            sub = f"{path}.{key}" if path else str(key)
-            yield path, key, value
-            yield from _walk(value, sub)
+        stack.append((iter(node.items()), path, True))
     elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from _walk(value, f"{path}[{i}]")
+        stack.append((iter(enumerate(node)), path, False))
+    while stack:
+        items, base, is_map = stack[-1]
+        for key, value in items:
+            if is_map:
+                yield base, key, value
+                sub = f"{base}.{key}" if base else str(key)
+            else:
+                sub = f"{base}[{key}]"
+            if isinstance(value, dict):
+                stack.append((iter(value.items()), sub, True))
+                break
+            if isinstance(value, list):
+                stack.append((iter(enumerate(value)), sub, False))
+                break
+        else:
+            stack.pop()
 
 
 def _entries(data):
@@ -491,10 +520,53 @@ def check_support_coverage(data, ctx):
 def run_checks(data, files, today=None):
     ctx = Ctx(data, today or date.today())
     problems = []
-    for name, fn in CHECKS:
-        for row in fn(data, ctx):
-            collection, entry_id, path, message = row[:4]
-            severity = row[4] if len(row) > 4 else "error"
-            file = files.get((collection, entry_id)) or (f"data/{collection}.yaml" if entry_id is None else f"data/{collection}/{entry_id}.yaml")
-            problems.append(Problem(file, path, message, severity, name))
+    global _WALKS
+    _WALKS = {}
+    try:
+        rows = [(name, row) for name, fn in CHECKS for row in fn(data, ctx)]
+    finally:
+        _WALKS = None  # nothing is cached outside a run: documents may change between runs
+    for name, row in rows:
+        collection, entry_id, path, message = row[:4]
+        severity = row[4] if len(row) > 4 else "error"
+        file = files.get((collection, entry_id)) or (f"data/{collection}.yaml" if entry_id is None else f"data/{collection}/{entry_id}.yaml")
+        problems.append(Problem(file, path, message, severity, name))
     return problems
+
+
+# -- display names ----------------------------------------------------------------------------------
+@check
+def check_unique_names(data, ctx):
+    """Two entries of one collection must not share a display name (``name``, or ``title`` for
+    trends and result sets): the site lists them side by side and readers pick by name."""
+    for name in COLLECTIONS:
+        seen = {}
+        for entry_id, doc in sorted(data.get(name, {}).items()):
+            field = "name" if "name" in doc else "title" if "title" in doc else None
+            if field is None or not isinstance(doc[field], str):
+                continue
+            shown = " ".join(doc[field].split()).casefold()
+            if shown in seen:
+                yield name, entry_id, field, (f"{doc[field]!r} is also the {field} of data/{name}/{seen[shown]}.yaml; "
+                                              "give each entry its own name")
+            else:
+                seen[shown] = entry_id
+
+
+# -- placeholders ---------------------------------------------------------------------------------
+@check
+def check_placeholders(data, ctx):
+    """Warnings: text still holding a ``TODO`` placeholder (``selector new`` writes them; files.py
+    also warns about ``# TODO`` comments)."""
+    for name, entry_id, doc in _entries(data):
+        if "TODO" not in repr(doc):  # fast: most files have none
+            continue
+        for path, key, value in _walk(doc):
+            if isinstance(value, str) and (value.startswith("TODO") or value.endswith("example.com/TODO")):
+                where = f"{path}.{key}" if path else key
+                yield name, entry_id, where, f"still holds the placeholder {value!r}; write the real value", "warning"
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, str) and item.startswith("TODO"):
+                        where = f"{path}.{key}[{i}]" if path else f"{key}[{i}]"
+                        yield name, entry_id, where, f"still holds the placeholder {item!r}; write the real value", "warning"

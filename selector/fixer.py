@@ -1,4 +1,4 @@
-"""``python -m selector fix``: one canonical layout for every data file.
+"""``python -m selector fix``: one canonical layout for every data file, comments kept.
 
 Keys follow the order of the file's JSON Schema (``id`` first, ``sources``
 last); keys the schema does not name (source keys, matrix scores, workloads)
@@ -10,21 +10,36 @@ for one line becomes a folded ``>-`` block.  Strings are quoted only where YAML
 needs it, the ``$schema`` comment line is (re)written, and the output is stable:
 running it twice changes nothing the second time.
 
-Every rewrite is checked by parsing it back: a file is only written when the
-new text holds exactly the same data.  Files that do not parse are left
-untouched (validate reports them), except that tabs used for indentation are
-turned into two spaces first.  Comments other than the ``$schema`` line are not
-kept.
+Comments are kept.  Each comment is tied to a field: a comment at the end of a
+line to the field that line starts (the whole one-line value when it fits on
+the line), a comment on a line of its own to the field below it.  The comment
+then travels with its field when keys are reordered, and the mappings and lists
+around a commented field stay in block style so the comment keeps its place.
+
+Every rewrite is checked by reading it back: a file is only written when the
+new text holds exactly the same data and the same comments.  Files are read
+through :mod:`selector.files` (regular files inside ``data/`` only), written by
+replacing the file in its own folder, and a file that is not valid YAML is
+reported with its line and left untouched; tabs used for indentation are turned
+into two spaces first.
 """
 
 import json
+import os
 import re
+import tempfile
+from collections import namedtuple
 from pathlib import Path
 
-from .catalog import COLLECTIONS, SINGLETONS
+from .catalog import Problem
 
 WIDTH = 110          # one-line flow collections and plain text stay within this many columns
 FOLD_AT = WIDTH - 12  # folded text breaks at the first space after this column
+def _same(a, b):
+    """Equal data, types included (``1``, ``1.0`` and ``true`` differ; key order does not matter)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
 _LEADING_WS = re.compile(r"^[ \t]+", re.M)
 
 
@@ -44,7 +59,12 @@ class _Literal(str):
     """Text with line breaks, written as a literal ``|`` block."""
 
 
+_DUMPER = []
+
+
 def _dumper_class():
+    if _DUMPER:
+        return _DUMPER[0]
     import yaml
 
     class Dumper(yaml.SafeDumper):
@@ -82,6 +102,7 @@ def _dumper_class():
     Dumper.add_representer(_Literal, lambda d, v: d.represent_scalar(str_tag, str(v), style="|"))
     Dumper.add_representer(dict, lambda d, v: d.represent_mapping(map_tag, v.items(), flow_style=False))
     Dumper.add_representer(list, lambda d, v: d.represent_sequence(seq_tag, v, flow_style=False))
+    _DUMPER.append(Dumper)
     return Dumper
 
 
@@ -133,8 +154,22 @@ def _as_flow(value):
     return value
 
 
+_ONE_LINE = {}
+
+
 def _one_line(value, dumper):
     """``value`` as one line of flow YAML (or None if it cannot be one line)."""
+    if _scalar(value):
+        key = (type(value), value, dumper)
+        if key not in _ONE_LINE:
+            if len(_ONE_LINE) > 50000:
+                _ONE_LINE.clear()
+            _ONE_LINE[key] = _render_one_line(value, dumper)
+        return _ONE_LINE[key]
+    return _render_one_line(value, dumper)
+
+
+def _render_one_line(value, dumper):
     import yaml
     text = yaml.dump(_FlowList([_as_flow(value)]), Dumper=dumper, default_flow_style=True, width=10**9, allow_unicode=True)
     text = text.rstrip("\n")
@@ -153,12 +188,13 @@ def _flowable(value):
     return False
 
 
-def _layout(value, prefix, indent, dumper, top=False):
+def _layout(value, prefix, indent, dumper, top=False, path=(), block=frozenset()):
     """Wrap ``value`` so the dumper writes it in the house style.
 
     ``prefix`` is how many characters precede the value on its first line
     (``key: `` or ``- `` and their indentation); ``indent`` is the column at which
-    a block form of the value would start its lines.
+    a block form of the value would start its lines.  Collections at a path in
+    ``block`` are never written on one line (a comment sits inside them).
     """
     if isinstance(value, str):
         if "\n" in value.rstrip("\n"):
@@ -169,7 +205,7 @@ def _layout(value, prefix, indent, dumper, top=False):
         return value
     if _scalar(value):
         return value
-    if not top and _flowable(value):
+    if not top and path not in block and _flowable(value):
         line = _one_line(value, dumper)
         if line is not None and prefix + len(line) <= WIDTH:
             return _Flow(value) if isinstance(value, dict) else _FlowList(value)
@@ -177,73 +213,272 @@ def _layout(value, prefix, indent, dumper, top=False):
         out = {}
         for key, item in value.items():
             key_text = _one_line(key, dumper) or str(key)
-            out[key] = _layout(item, indent + len(key_text) + 2, indent + 2, dumper)
+            out[key] = _layout(item, indent + len(key_text) + 2, indent + 2, dumper, path=path + (key,), block=block)
         return out
     # block list: "- " at ``indent``, item content at indent + 2
-    return [_layout(item, indent + 2, indent + 2, dumper) for item in value]
+    return [_layout(item, indent + 2, indent + 2, dumper, path=path + (i,), block=block) for i, item in enumerate(value)]
 
 
-def _dump(doc, dumper, styled):
+def _dump(doc, dumper, styled, block=frozenset()):
     import yaml
-    body = _layout(doc, 0, 0, dumper, top=True) if styled else doc
+    body = _layout(doc, 0, 0, dumper, top=True, block=block) if styled else doc
     return yaml.dump(body, Dumper=dumper, sort_keys=False, allow_unicode=True, width=10**9,
                      default_flow_style=False)
 
 
-def format_document(doc, schema_name, schemas, schema_ref):
-    """The canonical text of ``doc``; falls back to plain block style if the styled
-    text would not read back as the same data."""
+# -- comments -------------------------------------------------------------------------------------
+
+Comment = namedtuple("Comment", "text anchor inline")
+"""A comment's text (from ``#``), the field path it belongs to (``()``: the top of the file,
+``None``: its end) and
+whether it ends that field's first line (else it stands on its own line above the field)."""
+
+Entry = namedtuple("Entry", "path line column one_line")
+_MAYBE_COMMENT = re.compile(r"(?:^|[ \t])#", re.M)
+
+
+def _line_starts(text):
+    starts = [0]
+    for match in re.finditer("\n", text):
+        starts.append(match.end())
+    return starts
+
+
+def find_comments(text):
+    """``[(line, column, text)]`` of every comment in ``text`` (0-based lines), in order.
+
+    A ``#`` starts a comment when it is at the start of a line or after a space or tab and
+    is not inside a token (quoted, plain or block text, tags, anchors)."""
+    import bisect
+
+    import yaml
+    spans = []
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if token.start_mark.index != token.end_mark.index:
+            spans.append((token.start_mark.index, token.end_mark.index))
+    spans.sort()
+    starts = [a for a, _ in spans]
+    found, lines = [], _line_starts(text)
+    for number, begin in enumerate(lines):
+        end = text.find("\n", begin)
+        end = len(text) if end < 0 else end
+        pos = text.find("#", begin, end)
+        while pos >= 0:
+            before = text[pos - 1] if pos > begin else " "
+            i = bisect.bisect_right(starts, pos) - 1
+            inside = i >= 0 and spans[i][0] <= pos < spans[i][1]
+            if before in " \t" and not inside:
+                found.append((number, pos - begin, text[pos:end].rstrip()))
+                break
+            pos = text.find("#", pos + 1, end)
+    return found
+
+
+def _entries(text):
+    """Every field of ``text`` in document order as :data:`Entry` (path, first line, column,
+    whether its whole value sits on that line)."""
+    import yaml
+
+    from .files import _loader_class
+    root = yaml.compose(text, Loader=_loader_class())
+    out = []
+
+    def one_line(node, line):
+        if isinstance(node, yaml.ScalarNode):
+            return node.style not in ("|", ">") and node.end_mark.line == line
+        return bool(node.flow_style) and node.end_mark.line == line
+
+    def walk(node, path):
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                here = path + (key_node.value,)
+                line = key_node.start_mark.line
+                out.append(Entry(here, line, key_node.start_mark.column,
+                                 value_node.start_mark.line == line and one_line(value_node, line)))
+                walk(value_node, here)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                here = path + (i,)
+                line = item.start_mark.line
+                out.append(Entry(here, line, item.start_mark.column, one_line(item, line)))
+                walk(item, here)
+
+    if root is not None:
+        walk(root, ())
+    return out
+
+
+def comments_of(text):
+    """The comments of a data file tied to their fields (the first line's ``$schema`` comment excluded)."""
+    if not _MAYBE_COMMENT.search(text, text.find("\n") + 1 if text.startswith("# yaml-language-server:") else 0):
+        return []
+    found = [c for c in find_comments(text) if not (c[0] == 0 and c[1] == 0 and c[2].startswith("# yaml-language-server:"))]
+    if not found:
+        return []
+    entries = _entries(text)
+    lines = text.split("\n")
+    by_line = {}
+    for entry in entries:
+        by_line.setdefault(entry.line, []).append(entry)
+    out = []
+    for line, column, body in found:
+        code_before = lines[line][:column].strip()
+        here = by_line.get(line, [])
+        if code_before and here:
+            whole = [e for e in here if e.one_line]
+            pick = min(whole, key=lambda e: len(e.path)) if whole else max(here, key=lambda e: len(e.path))
+            out.append(Comment(body, pick.path, True))
+            continue
+        if not entries or entries[0].line > line:  # above the first field: about the whole file
+            out.append(Comment(body, (), False))
+            continue
+        below = next((e for e in entries if e.line > line), None)
+        out.append(Comment(body, below.path if below else None, False))
+    return out
+
+
+def _block_paths(comments):
+    """Collections that must stay in block style: every enclosing collection of a commented field."""
+    block = set()
+    for comment in comments:
+        if comment.anchor:
+            for depth in range(1, len(comment.anchor)):
+                block.add(tuple(comment.anchor[:depth]))
+    return frozenset(block)
+
+
+def _place_comments(body, comments):
+    """Insert ``comments`` into the canonical ``body`` next to their fields."""
+    if not comments:
+        return body
+    lines = body.split("\n")
+    trailing = lines[-1] == ""
+    if trailing:
+        lines.pop()
+    where = {e.path: e for e in _entries(body)}
+    before, after, start, end = {}, {}, [], []
+    for comment in comments:
+        entry = where.get(tuple(comment.anchor)) if comment.anchor else None
+        if comment.anchor == ():
+            start.append(comment.text)
+        elif entry is None:
+            end.append(comment.text)
+        elif comment.inline:
+            after.setdefault(entry.line, []).append(comment.text)
+        else:
+            before.setdefault(entry.line, []).append(comment.text)
+    out = list(start)
+    for number, line in enumerate(lines):
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out.extend(indent + text for text in before.get(number, []))
+        out.append(line + "".join("  " + text for text in after.get(number, [])))
+    out.extend(end)
+    return "\n".join(out) + ("\n" if trailing or end else "")
+
+
+# -- documents and files --------------------------------------------------------------------------------
+
+def format_document(doc, schema_name, schemas, schema_ref, comments=()):
+    """The canonical text of ``doc`` with ``comments`` (see :func:`comments_of`) in place; falls
+    back to plain block style if the styled text would not read back as the same data.
+    Returns None when no layout reads back as the same data and comments."""
     from .files import parse_yaml_text
+    comments = list(comments)
     schema = schemas.get(schema_name, {})
     ordered = _sorted(doc, schema, schemas, schema_name)
     dumper = _dumper_class()
+    block = _block_paths(comments)
     for styled in (True, False):
-        body = _dump(ordered, dumper, styled)
+        body = _place_comments(_dump(ordered, dumper, styled, block), comments)
+        text = f"# yaml-language-server: $schema={schema_ref}\n{body}"
         try:
-            same = parse_yaml_text(body) == doc
+            same = _same(parse_yaml_text(text), doc)
+            same = same and sorted(c.text for c in comments_of(text)) == sorted(c.text for c in comments)
         except Exception:
             same = False
         if same:
-            return f"# yaml-language-server: $schema={schema_ref}\n{body}"
+            return text
     return None
 
 
-def _read(path):
-    """Parse a data file the way validate does; returns the document or None."""
-    from .files import parse_yaml_text
+def _same(a, b):
+    """Equal data, types included (``1``, ``1.0`` and ``true`` differ; key order does not matter)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+_LEADING_WS = re.compile(r"^[ \t]+", re.M)
+
+Result = namedtuple("Result", "changed problems")
+
+
+def _write(path, text):
+    """Replace ``path`` (a regular file already read) with ``text``, in its own folder."""
+    mode = os.lstat(path).st_mode & 0o777
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".fix-", suffix=".yaml")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    for attempt in (text, _LEADING_WS.sub(lambda m: m.group(0).replace("\t", "  "), text)):
-        try:
-            return parse_yaml_text(attempt)
-        except Exception:  # unreadable files are validate's business
-            continue
-    return None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def fix_file(path, rel, schema_name, schema_ref, schemas):
+    """``(new text or None, [Problem])`` for one data file; None when it is already canonical."""
+    from .files import Refused, decode, parse_document, read_bytes
+    try:
+        raw = read_bytes(path)
+    except Refused as exc:
+        return None, [Problem(rel, "", str(exc), check="fix")]
+    text, problems = decode(raw, rel)
+    if text is None:
+        return None, problems
+    text = _LEADING_WS.sub(lambda m: m.group(0).replace("\t", "  "), text)
+    doc, problems = parse_document(text, rel)
+    if doc is None:
+        return None, [Problem(p.file, p.path, p.message + "; left unchanged", check="fix") for p in problems]
+    try:
+        comments = comments_of(text)
+    except Exception:  # the text parsed above; this is only a safety net
+        comments = None
+    new = format_document(doc, schema_name, schemas, schema_ref, comments or ()) if comments is not None else None
+    if new is None:
+        return None, [Problem(rel, "", "could not be laid out with its comments in place; left unchanged "
+                                       "(move each comment onto the line of a field or the line above it)", check="fix")]
+    if new.encode("utf-8") == raw:
+        return None, []
+    return new, []
 
 
 def fix_dir(data_dir, check=False):
+    """Lay out every data file of ``data_dir``; returns :data:`Result` (changed paths, problems).
+
+    With ``check``, nothing is written."""
+    from .files import data_files, read_schemas
     data_dir = Path(data_dir)
-    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted((data_dir / "schema").glob("*.schema.json"))}
-    targets = []
-    for name, schema_name in COLLECTIONS.items():
-        for path in sorted((data_dir / name).glob("*.yaml")):
-            targets.append((path, schema_name, f"../schema/{schema_name}"))
-    for name, schema_name in SINGLETONS.items():
-        targets.append((data_dir / f"{name}.yaml", schema_name, f"schema/{schema_name}"))
+    targets, problems = data_files(data_dir)
+    if not targets:
+        return Result([], problems)
+    problems = [p for p in problems if p.message != "collection folder is missing"]  # validate's business
+    schemas, schema_problems = read_schemas(data_dir)
+    if schema_problems:
+        return Result([], problems + schema_problems)
+    base = data_dir.parent
     changed = []
-    for path, schema_name, ref in targets:
-        if not path.is_file():
-            continue
-        doc = _read(path)
-        if not isinstance(doc, dict):
-            continue
-        new = format_document(doc, schema_name, schemas, ref)
-        if new is None:
-            continue
-        if new.encode("utf-8") != path.read_bytes():
+    for _collection, _key, path, schema_name, ref in targets:
+        if _key is None and not os.path.lexists(path):
+            continue  # a missing tree.yaml or questions.yaml is validate's business
+        try:
+            rel = path.relative_to(base).as_posix()
+        except ValueError:
+            rel = str(path)
+        new, found = fix_file(path, rel, schema_name, ref, schemas)
+        problems.extend(found)
+        if new is not None:
             changed.append(path)
             if not check:
-                path.write_text(new, encoding="utf-8")
-    return changed
+                _write(path, new)
+    return Result(changed, problems)

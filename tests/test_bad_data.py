@@ -7,7 +7,6 @@ marked `cli: true` also run as `python -m selector validate DIR` to prove the ex
 per problem and no traceback.
 """
 
-import copy
 import hashlib
 import re
 import subprocess
@@ -17,7 +16,6 @@ import pytest
 
 from bad_data import corpus
 from conftest import ROOT
-from selector import files as files_mod
 from selector.checks import CHECKS
 from selector.files import load_data_dir
 
@@ -41,24 +39,6 @@ def _hash_tree(folder):
 REAL_HASH = _hash_tree(REAL_DATA)  # taken when the module is imported, checked by the last test
 
 
-@pytest.fixture(scope="module")
-def fast_parse():
-    """Memoise the YAML parse by file text: the ~100 untouched files of each copy parse the same way
-    every time, and PyYAML's pure-Python loader dominates the run time. Everything else in
-    read_data_dir (size, encoding, tabs, $schema line, JSON-ability) still runs on every file."""
-    real = files_mod.parse_yaml_text
-    cache = {}
-
-    def parse(text, loader=None):
-        if text not in cache:
-            cache[text] = real(text, loader)  # raises (and caches nothing) on bad YAML
-        return copy.deepcopy(cache[text])
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(files_mod, "parse_yaml_text", parse)
-        yield
-
-
 def _matches(problem, expect):
     return (problem.file == expect["file"] and problem.path == expect["path"] and expect["message"] in problem.message
             and problem.check == expect["check"] and problem.severity == expect["severity"])
@@ -70,7 +50,7 @@ def test_corpus_is_large_and_well_formed():
     for case in CASES:
         assert case["expect"]["check"] in CHECK_NAMES | {"schema"}, case["id"]
         assert case["expect"]["file"].startswith("data/"), case["id"]
-    assert 8 <= len(CLI_CASES) <= 16
+    assert 8 <= len(CLI_CASES) <= 20
 
 
 def test_every_named_check_has_a_case():
@@ -80,7 +60,7 @@ def test_every_named_check_has_a_case():
     assert "schema" in covered
 
 
-def test_real_data_is_clean(fast_parse):
+def test_real_data_is_clean():
     _, problems = load_data_dir(REAL_DATA)
     assert not [p for p in problems if p.severity in ("error", "warning")], "\n".join(map(str, problems))
 
@@ -93,7 +73,7 @@ def test_real_data_cli_exit_0():
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
-def test_case_is_reported(case, tmp_path, fast_parse):
+def test_case_is_reported(case, tmp_path):
     data_dir = corpus.build_case(case, tmp_path)
     _, problems = load_data_dir(data_dir)
     expect = case["expect"]
@@ -139,7 +119,7 @@ def test_case_cli(case, tmp_path):
         assert proc.stdout.splitlines()[-1].startswith("ok: ")
 
 
-def test_number_too_long_for_int_is_reported_not_raised(tmp_path, fast_parse):
+def test_number_too_long_for_int_is_reported_not_raised(tmp_path):
     """Regression: PyYAML's int() raised ValueError (over 4300 digits), which escaped read_file as a traceback."""
     case = {"edits": [{"file": "models/qwen3-8b.yaml", "replace": [["layers: 36", "layers: " + "9" * 5000]]}]}
     data_dir = corpus.build_case(case, tmp_path)

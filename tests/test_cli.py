@@ -14,10 +14,20 @@ def run(*args):
     return subprocess.run([sys.executable, "-m", "selector", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
-def test_validate_real_data_is_clean():
+def test_validate_real_data_is_clean(catalog):
     proc = run("validate")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip().splitlines()[-1].startswith("ok: ")
+    summary = proc.stdout.strip().splitlines()[-1]
+    assert summary.startswith("ok: ")
+    # every collection is counted, so a new GPU or format file is confirmed as read
+    from selector.__main__ import LABELS
+    from selector.catalog import COLLECTIONS, SINGLETONS
+    for name in COLLECTIONS:
+        count = len(getattr(catalog, name))
+        one, many = LABELS[name]
+        assert f" {count} {one if count == 1 else many}," in summary, (name, summary)
+    for name in SINGLETONS:
+        assert f"{name}.yaml" in summary
 
 
 def test_recommend_prints_json_matching_python(catalog):
@@ -88,6 +98,21 @@ def test_fit_cli_contract():
     cpu = json.loads(run("fit", "--model", "qwen3-8b", "--quantization", "gguf-q4-k-m", "--memory", "cpu", "--ram-gb", "32",
                          "--ram-bandwidth-gbs", "89.6").stdout)
     assert cpu["fits"] and cpu["speed"]["decode_tokens_per_s"] > 0
+
+
+def test_validate_output_orders_lines_by_number(tmp_path):
+    import shutil
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "engines" / "vllm.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number in (3, 9, 12):
+        lines[number - 1] += "  # TODO: check"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run("validate", str(data))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    todo = [line.split(": ")[2] for line in proc.stdout.splitlines() if "is still marked TODO" in line]
+    assert todo == ["line 3", "line 9", "line 12"]
 
 
 def test_validate_missing_dir_fails_cleanly(tmp_path):

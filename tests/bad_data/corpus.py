@@ -5,8 +5,7 @@ Every case is a list of edits applied to a fresh copy of the real ``data/``
 ``python -m selector validate`` must report: the file, the field path, a
 fragment of the message and the named check that produces it.  ``cli: true``
 cases are also run through the command line; ``loader: true`` marks problems
-found while reading the file (before any schema), which the schema-agreement
-test leaves out.
+found while reading the file (before any schema), which the schema tests leave out.
 
 Edit operations (each edit names one ``file`` relative to ``data/``):
 
@@ -20,6 +19,10 @@ Edit operations (each edit names one ``file`` relative to ``data/``):
 ``pad_bytes: n``             append a comment line of ``n`` bytes
 ``copy_to: other``           copy the file to another name inside ``data/``
 ``remove: true``             delete the file, or the folder when ``file`` names one
+``symlink: target``          make ``file`` a symbolic link to ``target`` (replacing a file or folder there);
+                             ``{real}`` in the target stands for the real data folder
+``fifo: true``               make ``file`` a named pipe
+``nest: n``                  append a field whose value is a list nested ``n`` deep (``[[[...]]]``)
 """
 
 import copy
@@ -32,7 +35,7 @@ REAL_DATA = ROOT / "data"
 CASES_FILE = Path(__file__).with_name("cases.yaml")
 
 EDIT_KEYS = {"file", "set", "delete", "duplicate", "write", "encoding", "replace", "append_text", "pad_bytes",
-             "copy_to", "remove"}
+             "copy_to", "remove", "symlink", "fifo", "nest"}
 CASE_KEYS = {"id", "about", "edits", "expect", "cli", "loader"}
 EXPECT_KEYS = {"file", "path", "message", "check", "severity"}
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -99,6 +102,17 @@ def apply_edit(data_dir, edit):
     from selector.files import parse_yaml_text
 
     target = data_dir / edit["file"]
+    if "symlink" in edit or edit.get("fifo"):
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        if edit.get("fifo"):
+            import os
+            os.mkfifo(target)
+        else:
+            target.symlink_to(edit["symlink"].replace("{real}", str(REAL_DATA)))
+        return
     if edit.get("remove"):
         if target.is_dir():
             shutil.rmtree(target)
@@ -117,6 +131,9 @@ def apply_edit(data_dir, edit):
     if "append_text" in edit:
         with target.open("a", encoding="utf-8") as fh:
             fh.write(edit["append_text"])
+    if "nest" in edit:
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write("deep: " + "[" * edit["nest"] + "]" * edit["nest"] + "\n")
     if "pad_bytes" in edit:
         with target.open("a", encoding="utf-8") as fh:
             fh.write("#" + "x" * (edit["pad_bytes"] - 2) + "\n")

@@ -1,0 +1,298 @@
+"""Schema validation with the `jsonschema` package (selector/validation.py), worded for contributors.
+
+The schemas are Draft 2020-12, resolved through a `referencing` registry and bundled once; patterns
+follow ECMA-262 (`$` is the very end, so a trailing newline fails); integers are whole numbers.
+The message rules (paths naming list items by id, did-you-mean, indentation hints, one message per
+problem, values cut inside their quotes) are checked on small documents here and on the whole
+malformed-data corpus in test_bad_data.py.
+"""
+
+import copy
+import subprocess
+import sys
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from bad_data import corpus
+from conftest import ROOT
+from selector.catalog import COLLECTIONS, SINGLETONS
+from selector.files import load_data_dir, load_schemas, parse_yaml_text
+from selector.validation import SchemaError, SchemaSet, ecma_regex, short
+
+DATA = ROOT / "data"
+SCHEMAS = load_schemas(DATA)
+FAST = SchemaSet(SCHEMAS)
+STOCK = SchemaSet(SCHEMAS, fast=False)
+
+
+def doc(rel):
+    return parse_yaml_text((DATA / rel).read_text(encoding="utf-8"))
+
+
+def schema_for(rel):
+    parts = rel.split("/")
+    return COLLECTIONS[parts[0]] if len(parts) == 2 else SINGLETONS[parts[0].removesuffix(".yaml")]
+
+
+def errors(document, schema="engine.schema.json"):
+    found = FAST.validate(document, schema)
+    assert found == STOCK.validate(document, schema)  # the reused-validator fast path changes nothing
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_schema_is_valid_draft_2020_12(name):
+    Draft202012Validator.check_schema(SCHEMAS[name])
+
+
+def test_every_real_file_is_valid():
+    files = [f"{name}/{p.name}" for name in COLLECTIONS for p in sorted((DATA / name).glob("*.yaml"))]
+    files += [f"{name}.yaml" for name in SINGLETONS]
+    assert len(files) > 100
+    for rel in files:
+        assert errors(doc(rel), schema_for(rel)) == [], rel
+
+
+SCHEMA_CASES = [c for c in corpus.load_cases() if c["expect"]["check"] == "schema" and not c["loader"]]
+
+
+@pytest.mark.parametrize("case", SCHEMA_CASES, ids=lambda c: c["id"])
+def test_fast_and_stock_validators_agree_on_the_corpus(case, tmp_path):
+    data_dir = corpus.build_case(case, tmp_path)
+    rel = case["expect"]["file"].removeprefix("data/")
+    document = parse_yaml_text((data_dir / rel).read_text(encoding="utf-8"))
+    found = errors(document, schema_for(rel))
+    assert found, case["id"]
+
+
+# -- ECMA-262 patterns ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pattern,text,matches", [
+    ("^[a-z0-9][a-z0-9.-]*$", "vllm", True),
+    ("^[a-z0-9][a-z0-9.-]*$", "vllm\n", False),   # Python's re.search would say yes
+    ("^[a-z0-9][a-z0-9.-]*$", "vllm\nx", False),
+    ("^[^\\n\\r]*$", "one line", True),
+    ("^[^\\n\\r]*$", "two\nlines", False),
+    ("^[^\\n\\r]*$", "ends\n", False),
+    ("^a.c$", "abc", True),
+    ("^a.c$", "a\nc", False),                       # ECMA's . is no line terminator
+    ("^a.c$", "a\u2028c", False),
+    ("^[$.]+$", "$.$", True),                       # inside a class, $ and . are literal
+    ("^a\\$$", "a$", True),
+    ("^[]a]$", "]", True),
+])
+def test_patterns_follow_ecma_262(pattern, text, matches):
+    assert bool(ecma_regex(pattern).search(text)) is matches
+
+
+def test_trailing_newline_in_an_id_fails():
+    engine = doc("engines/vllm.yaml")
+    engine["id"] = "vllm\n"
+    engine["hardware"][0]["id"] = "cpu\n"
+    found = dict(errors(engine))
+    assert "must be one line but ends with a line break" in found["id"]
+    assert any(path.startswith("hardware[") and path.endswith("].id") for path in found)
+
+
+def test_one_line_texts_refuse_line_breaks():
+    engine = doc("engines/vllm.yaml")
+    engine["name"] = "vLLM\n"          # a `>` block where `>-` was meant
+    engine["maintainer"]["value"] = "two\nlines"
+    found = dict(errors(engine))
+    assert found["name"].startswith("'vLLM\\n' must be one line but ends with a line break")
+    assert "`>-`" in found["name"]
+    assert found["maintainer.value"] == "'two\\nlines' must be one line; remove the line breaks"
+
+
+def test_integers_are_whole_numbers():
+    dim = doc("matrix/latency.yaml")
+    dim["order"] = 2.0
+    assert errors(dim, "dimension.schema.json") == [("order", "must be a whole number, not number 2.0")]
+
+
+# -- messages ---------------------------------------------------------------------------------------
+
+def test_list_items_are_named_by_id():
+    engine = doc("engines/vllm.yaml")
+    ada = next(i for i, h in enumerate(engine["hardware"]) if h["id"] == "nvidia-ada")
+    engine["hardware"][ada]["support"] = "maybe"
+    engine["quantization"][0]["note"] = 7       # fp8 appears twice: named by index
+    found = dict(errors(engine))
+    assert "hardware[nvidia-ada].support" in found
+    assert "quantization[0].note" in found
+
+
+def test_misspelled_required_field_is_one_message():
+    engine = doc("engines/vllm.yaml")
+    engine["nmae"] = engine.pop("name")
+    assert errors(engine) == [("nmae", "is not a known field (did you mean 'name'? it is required here)")]
+
+
+def test_misspelled_optional_field_gets_did_you_mean():
+    engine = doc("engines/vllm.yaml")
+    engine["summry"] = engine.pop("summary")
+    assert errors(engine) == [("summry", "is not a known field (did you mean 'summary'?)")]
+
+
+def test_unknown_field_lists_allowed_fields():
+    engine = doc("engines/vllm.yaml")
+    engine["colour"] = "red"
+    [(path, message)] = errors(engine)
+    assert path == "colour" and message.startswith("is not a known field; allowed: 'avoid_when', 'features'")
+
+
+DEDENTED = """\
+status:
+value: active
+since: 2023-06-20
+source: launch-blog
+"""
+
+
+def test_dedented_block_gets_an_indentation_hint():
+    text = (DATA / "engines/vllm.yaml").read_text(encoding="utf-8")
+    start = text.index("\nstatus:\n") + 1
+    end = text.index("\npositioning:")
+    block = text[start:end]
+    dedented = "\n".join(line[2:] if line.startswith("  ") else line for line in block.split("\n"))
+    document = parse_yaml_text(text[:start] + dedented + text[end:])  # still valid YAML
+    found = dict(errors(document))
+    assert found["status"].startswith("must be a mapping, not empty (null); if its fields are on the lines below, "
+                                      "indent them two more spaces under `status:`")
+    assert found["since"] == "is not a known field of the top level; `since` is a field of `status`: indent it under `status:`"
+    assert "is a field of `status`" in found["value"]
+
+
+def test_over_indented_field_is_placed_and_not_reported_missing():
+    engine = doc("engines/vllm.yaml")
+    engine["status"]["pick_when"] = engine.pop("pick_when")
+    assert errors(engine) == [("status.pick_when", "is not a field of `status`; `pick_when` belongs at the top level: "
+                                                   "indent it less, in line with `status`")]
+
+
+def test_list_where_a_mapping_belongs_and_back():
+    engine = doc("engines/vllm.yaml")
+    engine["status"] = [engine["status"]]
+    engine["pick_when"] = {"a": "b"}
+    found = dict(errors(engine))
+    assert found["status"].startswith("must be a mapping, not list")
+    assert found["status"].endswith("write its fields as `key: value` lines without a leading `- `")
+    assert found["pick_when"].endswith("start each item of a list with `- `")
+
+
+def test_values_are_cut_inside_their_quotes():
+    long_text = "x" * 300
+    assert short(long_text) == repr("x" * 59 + "\u2026")
+    url = "https://example.org/" + "a" * 150
+    assert short(url) == repr(url)  # a URL up to 200 characters is shown whole
+    assert short(list(range(100))) == "of 100 items"
+    engine = doc("engines/vllm.yaml")
+    engine["homepage"] = "http://" + "a" * 300
+    [(path, message)] = errors(engine)
+    quoted = message.split(" must be")[0]
+    assert path == "homepage" and quoted.startswith("'http://") and quoted.endswith("\u2026'")
+
+
+def test_every_problem_of_a_file_is_reported_once():
+    engine = doc("engines/vllm.yaml")
+    engine["sources"]["repo"]["as_of"] = "29/11/2026"  # fails the pattern and the date format
+    assert errors(engine) == [("sources.repo.as_of", "'29/11/2026' must be a date written YYYY-MM-DD")]
+
+
+# -- schema files ----------------------------------------------------------------------------------
+
+def test_bundled_schemas_keep_recursive_references():
+    schemas = {
+        "node.schema.json": {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "node.schema.json",
+                             "type": "object", "required": ["id"], "additionalProperties": False,
+                             "properties": {"id": {"$ref": "common.schema.json#/$defs/id"},
+                                            "children": {"type": "array", "items": {"$ref": "#"}}}},
+        "common.schema.json": SCHEMAS["common.schema.json"],
+    }
+    tree = SchemaSet(schemas)
+    assert tree.validate({"id": "a", "children": [{"id": "b", "children": [{"id": "c"}]}]}, "node.schema.json") == []
+    assert tree.validate({"id": "a", "children": [{"id": "b", "children": [{"id": "C"}]}]}, "node.schema.json") == [
+        ("children[b].children[0].id", "'C' must be an id: lower-case letters, digits, '-' and '.'")]
+
+
+@pytest.mark.parametrize("edit,fragment", [
+    (lambda s: s["engine.schema.json"]["properties"]["id"].update({"$ref": "common.schema.json#/$defs/idd"}), "does not resolve"),
+    (lambda s: s["engine.schema.json"].update({"type": "thing"}), "is not a valid JSON Schema"),
+    (lambda s: s["common.schema.json"]["$defs"]["id"].update({"pattern": "([a-z"}), "is not a valid"),
+    (lambda s: s["engine.schema.json"].update({"$id": "other.json"}), "it must be the file name"),
+])
+def test_a_broken_schema_is_one_error(edit, fragment):
+    schemas = copy.deepcopy(SCHEMAS)
+    edit(schemas)
+    with pytest.raises(SchemaError) as info:
+        SchemaSet(schemas)
+    assert fragment in info.value.message
+
+
+def run_validate(data_dir):
+    return subprocess.run([sys.executable, "-m", "selector", "validate", str(data_dir)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("action,line", [
+    ("remove", "data/schema/engine.schema.json: schema file is missing"),
+    ("garble", "data/schema/engine.schema.json: line 1: is not valid JSON"),
+    ("ref", "data/schema/engine.schema.json: $ref 'common.schema.json#/$defs/nothing' in engine.schema.json does not resolve"),
+    ("folder", "data/schema: schema folder is missing"),
+])
+def test_schema_file_problems_are_one_line_in_the_cli(tmp_path, action, line):
+    import shutil
+    data_dir = tmp_path / "data"
+    shutil.copytree(DATA, data_dir)
+    target = data_dir / "schema" / "engine.schema.json"
+    if action == "remove":
+        target.unlink()
+    elif action == "garble":
+        target.write_text("{not json", encoding="utf-8")
+    elif action == "ref":
+        target.write_text(target.read_text(encoding="utf-8").replace("common.schema.json#/$defs/id\"", "common.schema.json#/$defs/nothing\"", 1),
+                          encoding="utf-8")
+    else:
+        shutil.rmtree(data_dir / "schema")
+    proc = run_validate(data_dir)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(line), proc.stdout
+
+
+def test_load_data_dir_stops_at_a_broken_schema(tmp_path):
+    import shutil
+    data_dir = tmp_path / "data"
+    shutil.copytree(DATA, data_dir)
+    (data_dir / "schema" / "common.schema.json").write_text("[]", encoding="utf-8")
+    catalog, problems = load_data_dir(data_dir)
+    assert [str(p) for p in problems] == ["data/schema/common.schema.json: must hold one JSON object (a JSON Schema)"]
+    assert catalog.engines == {}
+
+
+# -- the browser side never needs jsonschema or yaml -------------------------------------------------
+
+BLOCKED = ("jsonschema", "referencing", "yaml", "ruamel", "jinja2", "rpds")
+
+
+def test_runtime_modules_import_without_build_dependencies():
+    code = (
+        "import sys\n"
+        f"for name in {BLOCKED!r}: sys.modules[name] = None\n"
+        "import selector.catalog, selector.api, selector.rules, selector.fit, selector.inputs, selector.paths\n"
+        "from selector.catalog import Catalog\n"
+        "leaked = sorted(m for m in sys.modules if m.split('.')[0] in " + repr(BLOCKED) + " and sys.modules[m] is not None)\n"
+        "print('ok', leaked)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok []"
+
+
+def test_blocking_works():
+    """The test above would pass vacuously if blocking did not make imports fail."""
+    code = "import sys\nsys.modules['jsonschema'] = None\nimport selector.validation as v\nv.SchemaSet({})\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "ModuleNotFoundError" in proc.stderr
