@@ -188,10 +188,10 @@ class _Builder:
                 self.todo(["scores", e, "score"], "1 to 5")
         if self.collection == "scenarios":
             doc["answers"] = {"scale": "local"}
-            self.todo(["answers"], "the selector answers that lead to this scenario's engines")
-            doc["engines"] = [self.top_candidate(doc["answers"])]
-            self.comments = [c for c in self.comments if c.anchor[:1] != ("engines",)]
-            self.todo(["engines"], "the engines the one-line answer names (the selector's first pick among them)")
+            self.todo(["answers"], "the selector answers for this situation; the page shows the selector's engines for them")
+            top = self.top_candidate(doc["answers"])
+            name = self.catalog.name_of("engines", top) if self.catalog else top
+            doc["answer"] = f"TODO: the one-line answer; it must name {name}, the selector's first pick for these answers."
         if self.collection == "results":
             doc["rows"][0]["metrics"] = {"decode_tps": 1}
             self.todo(["rows", 0, "metrics"], "the measured values (see the schema for names and units)")
