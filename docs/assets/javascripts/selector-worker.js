@@ -1,11 +1,13 @@
 // Module worker: loads Pyodide once, installs the selector wheel, answers JSON requests.
 // Only strings cross the boundary: {id, request: "<json>"} in, {id, response: "<json>"} out.
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+// assets/selector/manifest.json (revalidated on every load) names the wheel, the catalog and Pyodide, each
+// under a folder named by its content hash that browsers may cache for good (see _headers).
 
 const assets = new URL("../", import.meta.url);
+const selectorDir = new URL("selector/", assets);
 
-async function fetchOk(url, kind) {
-  const res = await fetch(url);
+async function fetchOk(url, kind, options) {
+  const res = await fetch(url, options);
   if (!res.ok) throw new Error(`${kind} could not be loaded (HTTP ${res.status})`);
   return res;
 }
@@ -26,13 +28,26 @@ const wasmFailed = new Promise((_, reject) => {
 });
 
 const started = performance.now();
+async function startPyodide(indexURL) {
+  let mod;
+  try {
+    mod = await import(new URL("pyodide.mjs", indexURL).href);
+  } catch (err) {
+    throw new Error(`the Pyodide module (pyodide.mjs) did not load (${lastLine(err)})`);
+  }
+  return Promise.race([mod.loadPyodide({ indexURL, fullStdLib: false }), wasmFailed]);
+}
+
 const ready = (async () => {
-  // Pyodide starts at once; the manifest, the wheel and the catalog download while it loads.
-  const pyodideP = Promise.race([loadPyodide({ indexURL: new URL("pyodide/", assets).href, fullStdLib: false }), wasmFailed]);
-  pyodideP.catch(() => {}); // awaited below; an earlier error (manifest) is the one reported
-  const manifest = await (await fetchOk(new URL("selector/manifest.json", assets), "manifest")).json();
-  const wheelP = fetchOk(new URL(`selector/${manifest.wheel}`, assets), "selector wheel").then((r) => r.arrayBuffer());
-  const catalogP = fetchOk(new URL(`selector/${manifest.catalog}`, assets), "catalog").then((r) => r.text());
+  // "no-cache": asked again on every start even where a host caches it (GitHub Pages: 10 minutes), since
+  // the folders it names are replaced by each deploy. Pyodide, the wheel and the catalog then load at once.
+  const manifest = await (await fetchOk(new URL("manifest.json", selectorDir), "manifest", { cache: "no-cache" })).json();
+  const pyodideP = startPyodide(new URL(manifest.pyodide, selectorDir).href);
+  pyodideP.catch(() => {}); // awaited below; an earlier error (wheel, catalog) is the one reported
+  const wheelP = fetchOk(new URL(manifest.wheel, selectorDir), "selector wheel").then((r) => r.arrayBuffer());
+  const catalogP = fetchOk(new URL(manifest.catalog, selectorDir), "catalog").then((r) => r.text());
+  wheelP.catch(() => {});
+  catalogP.catch(() => {});
   const py = await pyodideP;
   try {
     py.unpackArchive(new Uint8Array(await wheelP), "wheel");
