@@ -253,7 +253,9 @@ def test_no_violation_with_header_policy(browser, csp_server):
 
 
 def _mark(pg):
-    """A flag that lives as long as the document: gone after a full load, kept by instant navigation."""
+    """A flag that lives as long as the document: gone after a full load, kept by instant navigation.
+    Waits for the network to settle first: Material intercepts clicks only once it has read sitemap.xml."""
+    pg.wait_for_load_state("networkidle")
     pg.evaluate("window.__sameDocument = true")
 
 
