@@ -200,11 +200,29 @@ def _violations(pg):
     return pg.violations + pg.evaluate("window.__csp || []")
 
 
+def _sitemap_for_this_port(built_site, site_url):
+    """The site was built for ``site_url`` (another port): Material navigates instantly only to pages listed
+    in sitemap.xml, so serve the sitemap with this server's address in it."""
+    def fault(handler):
+        if handler.path.split("?")[0] != "/sitemap.xml":
+            return False
+        here = f"http://{handler.headers['Host']}/"
+        body = (built_site / "sitemap.xml").read_bytes().replace(site_url.encode(), here.encode())
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/xml")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+        return True
+    return fault
+
+
 @pytest.fixture(scope="module")
-def csp_server(built_site):
+def csp_server(built_site, site_port):
     """The built site with the headers _headers gives each path, as Netlify or Cloudflare Pages send them."""
     from sitesrv import Server
-    with Server(built_site, port=free_port(), headers=True) as server:
+    fault = _sitemap_for_this_port(built_site, f"http://127.0.0.1:{site_port}/")
+    with Server(built_site, port=free_port(), headers=True, fault=fault) as server:
         yield server
 
 
