@@ -16,7 +16,6 @@ DATA = Path(os.environ.get("IEM_DATA_DIR", ROOT / "data"))  # tests build from a
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 WHEEL_NAME = f"selector-{__version__}-py3-none-any.whl"
 HASH_LEN = 16  # hex digits of SHA-256 in a content-addressed folder name
-HASH_DIR = re.compile(r"[0-9a-f]{%d}" % HASH_LEN)
 
 _cache = {}
 _stash = {}
@@ -112,7 +111,8 @@ def runtime_files(cat, pyodide_dir):
     Returns ``(files, manifest)``: ``files`` are (site path, bytes or source Path) pairs under
     ``assets/selector/<hash>/`` (the wheel; the trimmed catalog) and ``assets/pyodide/<hash>/`` (the
     Pyodide runtime); ``manifest`` is what ``assets/selector/manifest.json`` says, paths relative to it.
-    The manifest and the worker keep fixed names and are revalidated on every load; nothing else is."""
+    Only these folders may be cached for good; the manifest and the worker keep fixed names and are
+    revalidated on every load."""
     groups = {
         "wheel": ("assets/selector", [(WHEEL_NAME, build_wheel())]),
         "catalog": ("assets/selector", [("catalog.json", catalog_json(cat, trimmed=True).encode("utf-8"))]),
