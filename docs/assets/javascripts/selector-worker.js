@@ -42,20 +42,19 @@ const ready = (async () => {
   // "no-cache": asked again on every start even where a host caches it (GitHub Pages: 10 minutes), since
   // the folders it names are replaced by each deploy. Pyodide, the wheel and the catalog then load at once.
   const manifest = await (await fetchOk(new URL("manifest.json", selectorDir), "manifest", { cache: "no-cache" })).json();
-  const pyodideP = startPyodide(new URL(manifest.pyodide, selectorDir).href);
-  pyodideP.catch(() => {}); // awaited below; an earlier error (wheel, catalog) is the one reported
-  const wheelP = fetchOk(new URL(manifest.wheel, selectorDir), "selector wheel").then((r) => r.arrayBuffer());
-  const catalogP = fetchOk(new URL(manifest.catalog, selectorDir), "catalog").then((r) => r.text());
-  wheelP.catch(() => {});
-  catalogP.catch(() => {});
-  const py = await pyodideP;
+  // The first failure is reported at once: a missing catalog need not wait for Pyodide to finish loading.
+  const [py, wheel, catalog] = await Promise.all([
+    startPyodide(new URL(manifest.pyodide, selectorDir).href),
+    fetchOk(new URL(manifest.wheel, selectorDir), "selector wheel").then((r) => r.arrayBuffer()),
+    fetchOk(new URL(manifest.catalog, selectorDir), "catalog").then((r) => r.text()),
+  ]);
   try {
-    py.unpackArchive(new Uint8Array(await wheelP), "wheel");
+    py.unpackArchive(new Uint8Array(wheel), "wheel");
   } catch (err) {
     throw new Error(`selector wheel is corrupt (${lastLine(err)})`);
   }
   const api = py.pyimport("selector.api");
-  const loaded = JSON.parse(api.load(await catalogP));
+  const loaded = JSON.parse(api.load(catalog));
   if (!loaded.ok) throw new Error("catalog did not load");
   return api;
 })();
