@@ -126,7 +126,7 @@ CSP_BASE = {
 }
 INLINE_STYLE_WHY = (
     "style-src 'unsafe-inline' only where a page draws a Mermaid diagram (the decision tree): Mermaid writes a "
-    "<style> element and style attributes into the SVG it draws, with ids that change on every render, so no "
+    "style element and style attributes into the SVG it draws, with ids that change on every render, so no "
     "hash can allow them. Material and the site's own scripts set styles through the CSSOM only, which the "
     "policy does not restrict. A document keeps the policy it was loaded with through Material's instant "
     "navigation, so docs/overrides/main.html has those pages always loaded in full.")
@@ -266,7 +266,7 @@ def header_rules(site_dir, classify, may_group=lambda folder, klass: True):
 
 HEADERS_INTRO = """\
 # Response headers for hosts that read a _headers file (Netlify, Cloudflare Pages), written by
-# macros/hooks.py at build time. GitHub Pages ignores this file; the pages' <meta> policy still applies.
+# macros/hooks.py at build time. GitHub Pages ignores this file; the pages' meta-tag policy still applies.
 #
 # Every URL of the site matches exactly one of the path rules below (hosts join the values of a header
 # that several matching rules set, which would turn "immutable" plus "no-cache" into nonsense), plus /*
@@ -278,8 +278,8 @@ HEADERS_INTRO = """\
 # site.css, the worker, api/catalog.json, search index) is "no-cache": revalidated on every use, so a
 # deploy reaches every reader at once.
 #
-# Content-Security-Policy: the pages' <meta> policy (all their inline-script hashes) plus frame-ancestors,
-# which a <meta> cannot set; the header also covers the selector's worker, which a <meta> does not.
+# Content-Security-Policy: the pages' meta-tag policy (all their inline-script hashes) plus frame-ancestors,
+# which a meta tag cannot set; the header also covers the selector's worker, which a meta tag does not.
 """
 
 
