@@ -228,6 +228,7 @@ def csp_server(built_site, site_port):
 
 # pages and what to wait for on each; Material's search, palette toggle and the selector's form run too
 PAGES = [
+    ("selector/?scale=service&hardware=nvidia-hopper", "#selector-result[data-state=ready]"),
     ("", ".md-search[data-md-component=search]"),
     ("overview/", "table"),
     ("matrix/", "table"),
@@ -235,7 +236,6 @@ PAGES = [
     ("tiers/l2/", "table"),
     ("engines/vllm/", "h1"),
     ("tree/", '[data-diagram][data-rendered="1"]'),
-    ("selector/?scale=service&hardware=nvidia-hopper", "#selector-result[data-state=ready]"),
     ("fit/?model=qwen3-8b&gpu_memory_gb=24", "#selector-result[data-state=ready]"),
 ]
 
