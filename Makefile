@@ -3,21 +3,38 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt | sha1sum | cut -c1-12)
+# requirements.txt: the direct pins, edited by hand. requirements.lock: every package, direct and
+# transitive, with the SHA-256 of every file PyPI has for it; generated from requirements.txt by `make lock`.
+LOCK := requirements.lock
+PIP_TOOLS := pip-tools==7.6.2
+PYPI := https://pypi.org/simple
+STAMP := $(VENV)/.installed-$(shell cat $(LOCK) | sha1sum | cut -c1-12)
 NODE_STAMP := node_modules/.installed-$(shell cat package-lock.json | sha1sum | cut -c1-12)
 CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup serve build test validate fix check-format bench chromium clean
+.PHONY: setup serve build test validate fix check-format bench chromium clean lock
 
 setup: $(STAMP) $(NODE_STAMP)
 
-$(STAMP): requirements.txt
+# --require-hashes: pip installs nothing that is not in the lock, and only files whose hash is there
+$(STAMP): $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+# After editing requirements.txt: `make lock` (keeps every other pin; LOCK_ARGS=--upgrade moves all of
+# them to their newest release, LOCK_ARGS="--upgrade-package NAME" one). It resolves against PyPI alone,
+# whatever this machine's pip configuration says, so the hashes are PyPI's. Commit both files.
+lock:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	export PIP_CONFIG_FILE=/dev/null && unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONSTRAINT && \
+	$(PYTHON) -m venv "$$tmp/venv" && \
+	"$$tmp/venv/bin/pip" install --quiet --disable-pip-version-check --index-url $(PYPI) "$(PIP_TOOLS)" && \
+	CUSTOM_COMPILE_COMMAND="make lock" "$$tmp/venv/bin/pip-compile" --quiet --generate-hashes --strip-extras \
+	  --no-emit-index-url --index-url $(PYPI) $(LOCK_ARGS) --output-file $(LOCK) requirements.txt
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error

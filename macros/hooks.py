@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 import json
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # hooks load by file path
@@ -59,8 +60,18 @@ def _generated(config, path, content):
     return File.generated(config, path, content=content)
 
 
+# What this build wrote where, for the templates (docs/overrides/main.html reads config.extra.iem) and
+# for _headers: content-addressed folders, and the pages that need inline styles.
+_build = {"immutable_dirs": set(), "inline_style_pages": [], "pyodide": None}
+
+
 def on_pre_build(config):
     site.clear_stash()
+    _build["immutable_dirs"].clear()
+    _build["inline_style_pages"].clear()
+    _build["pyodide"] = None
+    _all_hashes.clear()
+    config.extra["iem"] = _build
 
 
 def on_files(files, config):
@@ -75,56 +86,65 @@ def on_files(files, config):
                  f"description: {json.dumps(title_html(_description(cat.engines[engine_id])))}\n---\n")
         files.append(_generated(config, f"engines/{engine_id}.md", front + "{{ engine_page() }}\n"))
     files.append(_generated(config, "api/catalog.json", site.catalog_json(cat)))
-    files.append(_generated(config, "assets/selector/catalog.json", site.catalog_json(cat, trimmed=True)))
-    files.append(_generated(config, f"assets/selector/{site.WHEEL_NAME}", site.build_wheel()))
-    files.append(_generated(config, "assets/selector/manifest.json", json.dumps({
-        "wheel": site.WHEEL_NAME, "catalog": "catalog.json", "pyodide": "../pyodide/"})))
     for schema in sorted((site.DATA / "schema").glob("*.schema.json")):
         files.append(File.generated(config, f"schema/{schema.name}", abs_src_path=str(schema)))
     nm = site.node_modules()
-    missing = []
-    for name in site.PYODIDE_FILES:
-        src = nm / "pyodide" / name
-        if not src.is_file():
-            missing.append(str(src))
-            continue
-        files.append(File.generated(config, f"assets/pyodide/{name}", abs_src_path=str(src)))
     mermaid = nm / "mermaid" / "dist" / "mermaid.min.js"
-    if mermaid.is_file():
-        files.append(File.generated(config, "assets/vendor/mermaid.min.js", abs_src_path=str(mermaid)))
-    else:
-        missing.append(str(mermaid))
+    missing = [str(p) for p in [nm / "pyodide" / name for name in site.PYODIDE_FILES] + [mermaid] if not p.is_file()]
     if missing:
         raise PluginError("runtime files missing (run `npm ci`): " + ", ".join(missing))
+    # The worker's runtime (wheel, catalog, Pyodide) sits under folders named by their content hash, so
+    # those may be cached for good; the manifest that names them keeps its name and is revalidated.
+    runtime, manifest = site.runtime_files(cat, nm / "pyodide")
+    for path, data in runtime:
+        if isinstance(data, Path):
+            files.append(File.generated(config, path, abs_src_path=str(data)))
+        else:
+            files.append(_generated(config, path, data))
+        _build["immutable_dirs"].add(path.rsplit("/", 1)[0])
+    files.append(_generated(config, "assets/selector/manifest.json", json.dumps(manifest, sort_keys=True)))
+    _build["pyodide"] = "assets/" + manifest["pyodide"].removeprefix("../")
+    files.append(File.generated(config, "assets/vendor/mermaid.min.js", abs_src_path=str(mermaid)))
     return files
 
 
 # -- Content-Security-Policy ------------------------------------------------------------------
 # Only this origin; Pyodide needs 'wasm-unsafe-eval'; Material's few inline scripts are allowed by
-# their hashes (computed per page below), not by 'unsafe-inline'. Styles keep 'unsafe-inline'
-# because Material and Mermaid set style attributes.
+# their hashes (computed per page below), not by 'unsafe-inline'. Styles come from files only, except on
+# pages that draw a Mermaid diagram (see INLINE_STYLE_WHY).
 CSP_BASE = {
     "default-src": ["'self'"],
     "script-src": ["'self'", "'wasm-unsafe-eval'"],
     "worker-src": ["'self'"],
     "connect-src": ["'self'"],
     "img-src": ["'self'", "data:"],
-    "style-src": ["'self'", "'unsafe-inline'"],
+    "style-src": ["'self'"],
     "font-src": ["'self'"],
     "object-src": ["'none'"],
     "base-uri": ["'self'"],
     "form-action": ["'self'"],
 }
-class _InlineScripts(HTMLParser):
-    """Collects the text of inline scripts (no ``src``, not JSON data) exactly as the page holds it."""
+INLINE_STYLE_WHY = (
+    "style-src 'unsafe-inline' only where a page draws a Mermaid diagram (the decision tree): Mermaid writes a "
+    "style element and style attributes into the SVG it draws, with ids that change on every render, so no "
+    "hash can allow them. Material and the site's own scripts set styles through the CSSOM only, which the "
+    "policy does not restrict. A document keeps the policy it was loaded with through Material's instant "
+    "navigation, so docs/overrides/main.html has those pages always loaded in full.")
+
+
+class _PageScan(HTMLParser):
+    """Collects the text of inline scripts (no ``src``, not JSON data) exactly as the page holds it, and
+    notes whether the page has a diagram that Mermaid will draw."""
 
     def __init__(self):
         super().__init__(convert_charrefs=False)
-        self.bodies, self._open = [], None
+        self.bodies, self._open, self.diagram = [], None, False
 
     def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("data-diagram") == "mermaid":
+            self.diagram = True
         if tag == "script":
-            attrs = dict(attrs)
             inline = "src" not in attrs and "json" not in (attrs.get("type") or "")
             self._open = [] if inline else None
 
@@ -140,17 +160,28 @@ class _InlineScripts(HTMLParser):
             self._open = None
 
 
-def inline_script_hashes(html):
-    parser = _InlineScripts()
+def _scan(html):
+    parser = _PageScan()
     parser.feed(html)
     parser.close()
-    return sorted({"'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'" for body in parser.bodies})
+    return parser
 
 
-def csp_policy(hashes=()):
+def inline_script_hashes(html):
+    return sorted({"'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+                   for body in _scan(html).bodies})
+
+
+def needs_inline_styles(html):
+    return _scan(html).diagram
+
+
+def csp_policy(hashes=(), inline_styles=False):
     parts = []
     for key, values in CSP_BASE.items():
         extra = list(hashes) if key == "script-src" else []
+        if key == "style-src" and inline_styles:
+            extra = ["'unsafe-inline'"]
         parts.append(" ".join([key] + values + extra))
     return "; ".join(parts)
 
@@ -159,17 +190,24 @@ _all_hashes = set()
 
 
 def on_page_content(html, page, config, files):
-    """Put the markup the macros rendered in place of their placeholders, after Markdown has run."""
+    """Put the markup the macros rendered in place of their placeholders, after Markdown has run.
+
+    Every page's content is ready before the first page is rendered into the theme, so the list of pages
+    that need inline styles is complete when main.html reads it."""
     try:
-        return site.unstash(html)
+        html = site.unstash(html)
     except site.DataError as exc:
         raise PluginError(str(exc)) from None
+    if needs_inline_styles(html) and page.url not in _build["inline_style_pages"]:
+        _build["inline_style_pages"].append(page.url)
+    return html
 
 
 def on_post_page(output, page, config):
+    scan = _scan(output)
     hashes = inline_script_hashes(output)
     _all_hashes.update(hashes)
-    meta = render("csp-meta.html", policy=csp_policy(hashes))
+    meta = render("csp-meta.html", policy=csp_policy(hashes, inline_styles=scan.diagram))
     return output.replace("<head>", "<head>\n" + meta, 1)
 
 
@@ -180,14 +218,92 @@ def on_post_template(output, template_name, config):
     return output
 
 
+# -- _headers ----------------------------------------------------------------------------------
+# Material's own bundles carry a hash of their content in their names (bundle.a5f9d56c.min.js).
+MATERIAL_HASHED = re.compile(r"assets/(?:javascripts|stylesheets)/(?:workers/)?[a-z]+\.[0-9a-f]{8}\.min\.(?:js|css)(?:\.map)?")
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+
+
+def cache_control(rel, immutable_dirs):
+    """Cache-Control for a file of the site (path relative to the site folder)."""
+    folder = rel.rpartition("/")[0]
+    hashed = any(folder == d or folder.startswith(d + "/") for d in immutable_dirs) or MATERIAL_HASHED.fullmatch(rel)
+    return IMMUTABLE if hashed else REVALIDATE
+
+
+def header_rules(site_dir, classify, may_group=lambda folder, klass: True):
+    """Rules (URL pattern, class) that cover every file under ``site_dir`` with exactly one pattern each.
+
+    ``classify(rel)`` gives a file its class (the headers it needs). A folder whose files all share one
+    class gets one ``/folder/*`` rule if ``may_group(folder, class)``; otherwise each file gets its own
+    rule and each sub-folder is looked at the same way. An ``index.html`` with its own rule also gets one
+    for its folder's URL. Hosts apply every rule whose pattern matches and join the values of a header
+    set twice, so rules must not overlap."""
+    site_dir = Path(site_dir)
+    classes = {p.relative_to(site_dir).as_posix(): None for p in site_dir.rglob("*") if p.is_file()}
+    for rel in classes:
+        classes[rel] = classify(rel)
+    rules = []
+
+    def visit(folder, prefix):
+        inside = {classes[rel] for rel in classes if rel.startswith(prefix)}
+        if prefix and len(inside) == 1 and may_group(prefix.rstrip("/"), next(iter(inside))):
+            rules.append((f"/{prefix}*", inside.pop()))
+            return
+        for item in sorted(folder.iterdir()):
+            rel = prefix + item.name
+            if item.is_dir():
+                visit(item, rel + "/")
+            elif rel in classes:
+                if item.name == "index.html":
+                    rules.append((f"/{prefix}", classes[rel]))
+                rules.append((f"/{rel}", classes[rel]))
+
+    visit(site_dir, "")
+    return rules
+
+
+HEADERS_INTRO = """\
+# Response headers for hosts that read a _headers file (Netlify, Cloudflare Pages), written by
+# macros/hooks.py at build time. GitHub Pages ignores this file; the pages' meta-tag policy still applies.
+#
+# Every URL of the site matches exactly one of the path rules below (hosts join the values of a header
+# that several matching rules set, which would turn "immutable" plus "no-cache" into nonsense), plus /*
+# for the headers every response shares.
+#
+# Cache-Control: "immutable" only for files whose path carries a hash of their content: the folders
+# assets/selector/<sha256>/ (selector wheel, catalog), assets/pyodide/<sha256>/ (Pyodide) and Material's
+# bundle.<hash>.min.js and the like. Everything else (pages, assets/selector/manifest.json, site.js,
+# site.css, the worker, api/catalog.json, search index) is "no-cache": revalidated on every use, so a
+# deploy reaches every reader at once.
+#
+# Content-Security-Policy: the pages' meta-tag policy (all their inline-script hashes) plus frame-ancestors,
+# which a meta tag cannot set; the header also covers the selector's worker, which a meta tag does not.
+"""
+
+
+def write_headers(site_dir, immutable_dirs, inline_style_pages, hashes):
+    site_dir = Path(site_dir)
+    lenient = {(url + "index.html") if url.endswith("/") or not url else url for url in inline_style_pages}
+    policies = {False: csp_policy(hashes) + "; frame-ancestors 'none'",
+                True: csp_policy(hashes, inline_styles=True) + "; frame-ancestors 'none'"}
+
+    def classify(rel):
+        return cache_control(rel, immutable_dirs), rel in lenient
+
+    def may_group(folder, klass):  # an immutable rule always names a content hash, in its folder or file name
+        return klass[0] != IMMUTABLE or folder in immutable_dirs
+
+    lines = [HEADERS_INTRO]
+    if inline_style_pages:
+        lines.append("# " + "\n# ".join(textwrap.wrap(INLINE_STYLE_WHY, 100)) + "\n")
+    lines.append("/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n")
+    for pattern, (cache, inline_styles) in header_rules(site_dir, classify, may_group):
+        lines.append(f"{pattern}\n  Cache-Control: {cache}\n  Content-Security-Policy: {policies[inline_styles]}\n")
+    (site_dir / "_headers").write_text("\n".join(lines), encoding="utf-8")
+
+
 def on_post_build(config):
-    """Header form of the policy for hosts that read a _headers file (it also covers the worker)."""
-    site_dir = Path(config["site_dir"])
-    policy = csp_policy(sorted(_all_hashes))
-    (site_dir / "_headers").write_text(
-        "/*\n"
-        f"  Content-Security-Policy: {policy}; frame-ancestors 'none'\n"
-        "  X-Content-Type-Options: nosniff\n"
-        "  Referrer-Policy: strict-origin-when-cross-origin\n"
-        "/assets/*\n"
-        "  Cache-Control: public, max-age=31536000, immutable\n", encoding="utf-8")
+    """Header form of the policy and the caching rules, for hosts that read a _headers file."""
+    write_headers(config["site_dir"], _build["immutable_dirs"], _build["inline_style_pages"], sorted(_all_hashes))

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("IEM_DATA_DIR", ROOT / "data"))  # tests build from a modified copy
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 WHEEL_NAME = f"selector-{__version__}-py3-none-any.whl"
+HASH_LEN = 16  # hex digits of SHA-256 in a content-addressed folder name
 
 _cache = {}
 _stash = {}
@@ -88,6 +89,44 @@ def build_wheel(package_dir=ROOT / "selector"):
             info.external_attr = 0o644 << 16
             zf.writestr(info, data)
     return buf.getvalue()
+
+
+def content_hash(entries):
+    """The name of a content-addressed folder holding ``entries`` ((file name, bytes or Path) pairs):
+    SHA-256 over every file's name and SHA-256, sorted by name, cut to HASH_LEN hex digits. The same
+    bytes give the same name on every build; one changed byte gives a new name, so a host may let
+    browsers keep whatever sits under such a folder for a year (``immutable`` in ``_headers``)."""
+    h = hashlib.sha256()
+    for name, data in sorted(entries, key=lambda e: e[0]):
+        if isinstance(data, Path):
+            with open(data, "rb") as f:
+                digest = hashlib.file_digest(f, "sha256").hexdigest()
+        else:
+            digest = hashlib.sha256(data).hexdigest()
+        h.update(f"{name}\0{digest}\n".encode())
+    return h.hexdigest()[:HASH_LEN]
+
+
+def runtime_files(cat, pyodide_dir):
+    """What the selector worker loads, each group under a folder named by its content hash.
+
+    Returns ``(files, manifest)``: ``files`` are (site path, bytes or source Path) pairs under
+    ``assets/selector/<hash>/`` (the wheel; the trimmed catalog) and ``assets/pyodide/<hash>/`` (the
+    Pyodide runtime); ``manifest`` is what ``assets/selector/manifest.json`` says, paths relative to it.
+    Only these folders may be cached for good; the manifest and the worker keep fixed names and are
+    revalidated on every load."""
+    groups = {
+        "wheel": ("assets/selector", [(WHEEL_NAME, build_wheel())]),
+        "catalog": ("assets/selector", [("catalog.json", catalog_json(cat, trimmed=True).encode("utf-8"))]),
+        "pyodide": ("assets/pyodide", [(name, Path(pyodide_dir) / name) for name in PYODIDE_FILES]),
+    }
+    files, manifest = [], {}
+    for key, (parent, entries) in groups.items():
+        folder = f"{parent}/{content_hash(entries)}"
+        files += [(f"{folder}/{name}", data) for name, data in entries]
+        rel = os.path.relpath(folder, "assets/selector").replace(os.sep, "/") + "/"
+        manifest[key] = rel if key == "pyodide" else rel + entries[0][0]
+    return files, manifest
 
 
 def node_modules():

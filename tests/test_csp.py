@@ -1,5 +1,7 @@
 """Content-Security-Policy: a per-page <meta> with script hashes, the same policy as a header in
-``_headers``, and no violation in Chromium on the pages that run scripts (Material, Mermaid, Pyodide)."""
+``_headers`` for every path, and no violation in Chromium (scripts and styles) on the pages that run
+scripts (Material, Mermaid, Pyodide). Inline styles are allowed only on pages that draw a Mermaid diagram,
+and those pages are never swapped in by instant navigation."""
 
 import base64
 import hashlib
@@ -30,6 +32,8 @@ class Head(HTMLParser):
         self.csp_metas = []
         self.inline = []
         self.handlers = []
+        self.styles = []
+        self.diagram = False
         self._script = None
 
     def handle_starttag(self, tag, attrs):
@@ -44,6 +48,10 @@ class Head(HTMLParser):
         if tag == "script" and not a.get("src") and "json" not in (a.get("type") or ""):
             self._script = ""
         self.handlers += [f"<{tag} {k}>" for k in a if k.startswith("on")]
+        if tag == "style" or "style" in a:
+            self.styles.append(f"<{tag} style={a.get('style')!r}>")
+        if a.get("data-diagram") == "mermaid":
+            self.diagram = True
 
     def handle_endtag(self, tag):
         if tag == "head":
@@ -74,12 +82,21 @@ def heads(built_site):
 
 
 @pytest.fixture(scope="module")
-def header_policy(built_site):
-    text = (built_site / "_headers").read_text(encoding="utf-8")
-    m = re.search(r"^/\*\n((?:  .*\n)+)", text, re.M)
-    assert m, text
-    headers = dict(line.strip().split(": ", 1) for line in m.group(1).splitlines())
-    return headers["Content-Security-Policy"]
+def header_rules(built_site):
+    from sitesrv import parse_headers
+    return parse_headers((built_site / "_headers").read_text(encoding="utf-8"))
+
+
+def header_policy_for(rules, path):
+    from sitesrv import headers_for
+    found = {k.lower(): v for k, v in headers_for(rules, path).items()}
+    assert "content-security-policy" in found, f"_headers sends no policy for {path}"
+    assert ", " not in found["content-security-policy"], f"{path}: more than one rule sets the policy"
+    return found["content-security-policy"]
+
+
+def url_of(rel):
+    return "/" + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
 
 
 def _sha(body):
@@ -115,24 +132,41 @@ def test_meta_policy_is_strict(heads):
         hashes = {v for v in script if v.startswith("'sha256-")}
         assert {_sha(body) for body in head.inline} == hashes, rel
         assert not head.handlers, f"{rel}: inline event handlers {head.handlers} would be blocked"
+        # inline styles only where Mermaid draws a diagram; no page's own markup carries any
+        assert not head.styles, f"{rel}: inline styles in the built page: {head.styles[:5]}"
+        expected = ["'self'", "'unsafe-inline'"] if head.diagram else ["'self'"]
+        assert policy["style-src"] == expected, (rel, policy["style-src"])
 
 
-def test_headers_file_matches_the_pages(heads, header_policy, built_site):
-    header = parse_policy(header_policy)
+def test_only_the_diagram_pages_allow_inline_styles(heads):
+    lenient = sorted(rel for rel, head in heads.items() if "'unsafe-inline'" in parse_policy(head.csp_metas[0])["style-src"])
+    assert lenient == ["tree/index.html"]
+    assert len(heads) - len(lenient) > 30
+
+
+def test_headers_file_matches_the_pages(heads, header_rules, built_site):
     all_hashes = set()
+    for head in heads.values():
+        all_hashes |= {v for v in parse_policy(head.csp_metas[0])["script-src"] if v.startswith("'sha256-")}
     for rel, head in heads.items():
         meta = parse_policy(head.csp_metas[0])
-        all_hashes |= {v for v in meta["script-src"] if v.startswith("'sha256-")}
-        for directive, values in meta.items():
-            if directive != "script-src":
-                assert header[directive] == values, (rel, directive)
-    assert {v for v in header["script-src"] if v.startswith("'sha256-")} == all_hashes
-    assert "'unsafe-inline'" not in header["script-src"] and "'unsafe-eval'" not in header["script-src"]
-    assert "'wasm-unsafe-eval'" in header["script-src"]
-    assert header["worker-src"] == ["'self'"]
+        for path in {url_of(rel), "/" + rel}:
+            header = parse_policy(header_policy_for(header_rules, path))
+            assert header.pop("frame-ancestors") == ["'none'"], path  # a <meta> cannot set it
+            for directive, values in meta.items():
+                if directive != "script-src":
+                    assert header[directive] == values, (path, directive)
+            assert set(header) == set(meta), path
+            assert {v for v in header["script-src"] if v.startswith("'sha256-")} == all_hashes, path
+            assert [v for v in header["script-src"] if not v.startswith("'sha256-")] == ["'self'", "'wasm-unsafe-eval'"]
+    # the worker gets its policy from the header alone: strict, with what Pyodide needs
+    worker = parse_policy(header_policy_for(header_rules, "/assets/javascripts/selector-worker.js"))
+    assert "'wasm-unsafe-eval'" in worker["script-src"] and "'unsafe-inline'" not in worker["script-src"]
+    assert worker["worker-src"] == ["'self'"] and worker["connect-src"] == ["'self'"]
+    assert worker["style-src"] == ["'self'"]
     text = (built_site / "_headers").read_text(encoding="utf-8")
-    assert "/assets/*\n  Cache-Control: public, max-age=31536000, immutable" in text
     assert "X-Content-Type-Options: nosniff" in text
+    assert "Mermaid" in text and "'unsafe-inline'" in text  # the one exception says why
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,38 +200,125 @@ def _violations(pg):
     return pg.violations + pg.evaluate("window.__csp || []")
 
 
+def _sitemap_for_this_port(built_site, site_url):
+    """The site was built for ``site_url`` (another port): Material navigates instantly only to pages listed
+    in sitemap.xml, so serve the sitemap with this server's address in it."""
+    def fault(handler):
+        if handler.path.split("?")[0] != "/sitemap.xml":
+            return False
+        here = f"http://{handler.headers['Host']}/"
+        body = (built_site / "sitemap.xml").read_bytes().replace(site_url.encode(), here.encode())
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/xml")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+        return True
+    return fault
+
+
 @pytest.fixture(scope="module")
-def csp_server(built_site, header_policy):
+def csp_server(built_site, site_port):
+    """The built site with the headers _headers gives each path, as Netlify or Cloudflare Pages send them."""
     from sitesrv import Server
-    with Server(built_site, port=free_port(), csp=header_policy) as server:
+    fault = _sitemap_for_this_port(built_site, f"http://127.0.0.1:{site_port}/")
+    with Server(built_site, port=free_port(), headers=True, fault=fault) as server:
         yield server
+
+
+# pages and what to wait for on each; Material's search, palette toggle and the selector's form run too
+PAGES = [
+    ("selector/?scale=service&hardware=nvidia-hopper", "#selector-result[data-state=ready]"),
+    ("", ".md-search[data-md-component=search]"),
+    ("overview/", "table"),
+    ("matrix/", "table"),
+    ("compare/?engines=vllm,sglang", "table"),
+    ("tiers/l2/", "table"),
+    ("engines/vllm/", "h1"),
+    ("tree/", '[data-diagram][data-rendered="1"]'),
+    ("fit/?model=qwen3-8b&gpu_memory_gb=24", "#selector-result[data-state=ready]"),
+]
 
 
 @pytest.mark.browser
 def test_no_violation_with_header_policy(browser, csp_server):
     context, pg = _csp_page(browser, csp_server)
     try:
-        response = pg.goto(pg.base, wait_until="load")
-        assert "wasm-unsafe-eval" in response.headers["content-security-policy"]
-        pg.wait_for_selector(".md-search[data-md-component=search]")
+        for path, ready in PAGES:
+            response = pg.goto(pg.base + path, wait_until="load")
+            policy = response.headers["content-security-policy"]
+            assert "wasm-unsafe-eval" in policy
+            assert ("'unsafe-inline'" in policy.split("style-src")[1].split(";")[0]) == path.startswith("tree/"), path
+            pg.wait_for_selector(ready, timeout=60000)
+            pg.wait_for_timeout(300)
+            assert not _violations(pg), (path, _violations(pg))
+        assert pg.locator("[data-diagram] svg").count() == 0  # left the tree: the last page is /fit/
+
+        # Material's search (results drawn by its worker), the palette toggle and the back-to-top button
+        pg.goto(pg.base, wait_until="load")
+        pg.locator("label[for=__search]").first.click()
+        pg.keyboard.type("vllm")
+        pg.wait_for_selector(".md-search-result__item", timeout=10000)
+        pg.keyboard.press("Escape")
+        pg.locator("form[data-md-component=palette] label:visible").first.click()
+        pg.mouse.wheel(0, 3000)
+        pg.wait_for_timeout(500)
+        pg.mouse.wheel(0, -500)
         pg.wait_for_timeout(500)
         assert not _violations(pg), _violations(pg)
+    finally:
+        context.close()
 
-        pg.goto(pg.base + "tree/", wait_until="load")
-        pg.wait_for_selector('[data-diagram][data-rendered="1"]', timeout=30000)
-        assert pg.locator("[data-diagram] svg").count() >= 1
-        assert not _violations(pg), _violations(pg)
 
-        pg.goto(pg.base + "selector/?scale=service&hardware=nvidia-hopper", wait_until="load")
-        pg.wait_for_selector("#selector-result[data-state=ready]", timeout=60000)
-        assert pg.locator("#selector-result [data-engine]").count() >= 1
-        assert not _violations(pg), _violations(pg)
+def _mark(pg):
+    """A flag that lives as long as the document: gone after a full load, kept by instant navigation.
+    Waits for the network to settle first: Material intercepts clicks only once it has read sitemap.xml."""
+    pg.wait_for_load_state("networkidle")
+    pg.evaluate("window.__sameDocument = true")
 
-        # Material's instant navigation from the home page to the tree keeps working under the policy
+
+def _same_document(pg):
+    return pg.evaluate("window.__sameDocument === true")
+
+
+@pytest.mark.browser
+def test_diagram_pages_are_loaded_in_full(browser, csp_server):
+    """Instant navigation keeps the document, and with it the policy of the page it was loaded as: the tree
+    (inline styles for Mermaid) is therefore always loaded in full, by a link or by the back button."""
+    context, pg = _csp_page(browser, csp_server)
+    try:
         pg.goto(pg.base, wait_until="load")
+        pg.wait_for_selector(".md-search[data-md-component=search]")
+        pg.wait_for_timeout(300)
+        # instant navigation still works between the other pages
+        _mark(pg)
+        pg.locator(".md-nav__link[href$='overview/']").first.click()
+        pg.wait_for_url("**/overview/")
+        pg.wait_for_selector("table")
+        assert _same_document(pg), "instant navigation is off"
+        # a link to the tree: a full load, and the diagram draws without a violation
         pg.locator(".md-nav__link[href$='tree/']").first.click()
         pg.wait_for_url("**/tree/")
         pg.wait_for_selector('[data-diagram][data-rendered="1"]', timeout=30000)
+        assert not _same_document(pg), "the tree was swapped into a document loaded with another page's policy"
+        assert pg.locator("[data-diagram] svg").count() >= 1
+        assert not _violations(pg), _violations(pg)
+        # from the tree onwards instant navigation works as before ...
+        _mark(pg)
+        pg.locator(".md-nav__link[href$='matrix/']").first.click()
+        pg.wait_for_url("**/matrix/")
+        pg.wait_for_selector("table")
+        assert _same_document(pg)
+        # ... and back to the tree reloads it
+        pg.go_back()
+        pg.wait_for_url("**/tree/")
+        pg.wait_for_selector('[data-diagram][data-rendered="1"]', timeout=30000)
+        assert not _same_document(pg)
+        # an anchor on the tree page itself stays on the page
+        _mark(pg)
+        pg.evaluate("document.querySelector('a.headerlink').click()")
+        pg.wait_for_timeout(300)
+        assert _same_document(pg)
         assert not _violations(pg), _violations(pg)
     finally:
         context.close()
@@ -220,10 +341,10 @@ def test_meta_policy_alone_lets_the_selector_run(browser, built_site):
 
 
 @pytest.mark.browser
-def test_violations_are_detected(browser, built_site, header_policy):
+def test_violations_are_detected(browser, built_site, header_rules):
     """Control: without the hashes and without 'wasm-unsafe-eval' the same checks do see violations."""
     from sitesrv import Server
-    stripped = re.sub(r" '(sha256-[^']+|wasm-unsafe-eval)'", "", header_policy)
+    stripped = re.sub(r" '(sha256-[^']+|wasm-unsafe-eval)'", "", header_policy_for(header_rules, "/selector/"))
     with Server(built_site, port=free_port(), csp=stripped) as server:
         context, pg = _csp_page(browser, server)
         try:
@@ -231,5 +352,24 @@ def test_violations_are_detected(browser, built_site, header_policy):
             pg.wait_for_selector("#selector-result[data-state=error]", timeout=30000)
             found = _violations(pg)
             assert any("inline" in v or "script-src" in v for v in found), found
+        finally:
+            context.close()
+
+
+@pytest.mark.browser
+def test_style_violations_are_detected(browser, built_site, header_rules):
+    """Control: the tree under the other pages' policy (no inline styles) does show style violations, so the
+    checks above would see one, and the tree's exception is needed."""
+    from sitesrv import Server
+    strict = header_policy_for(header_rules, "/overview/")
+    assert "'unsafe-inline'" not in strict
+    with Server(built_site, port=free_port(), csp=strict) as server:
+        context, pg = _csp_page(browser, server)
+        try:
+            pg.goto(pg.base + "tree/", wait_until="load")
+            pg.wait_for_selector('[data-diagram]', timeout=30000)
+            pg.wait_for_timeout(3000)
+            found = _violations(pg)
+            assert any("style-src" in v for v in found), found
         finally:
             context.close()

@@ -28,12 +28,13 @@ def _throwing_worker(route):
 
 
 CASES = {
-    # name: (url glob, handler, words the message must contain, time allowed in ms)
-    "pyodide-wasm-404": ("**/assets/pyodide/pyodide.asm.wasm", _404, ["pyodide.asm.wasm"], 12000),
-    "pyodide-wasm-corrupt": ("**/assets/pyodide/pyodide.asm.wasm", _random_bytes, ["pyodide.asm.wasm"], 12000),
-    "pyodide-mjs-404": ("**/assets/pyodide/pyodide.mjs", _404, ["did not load"], 12000),
-    "wheel-corrupt": ("**/assets/selector/*.whl", _random_bytes, ["wheel"], 20000),
-    "catalog-404": ("**/assets/selector/catalog.json", _404, ["catalog", "404"], 20000),
+    # name: (url glob, handler, words the message must contain, time allowed in ms); the runtime sits under
+    # folders named by its content hash (assets/pyodide/<hash>/, assets/selector/<hash>/), hence the "*/"
+    "pyodide-wasm-404": ("**/assets/pyodide/*/pyodide.asm.wasm", _404, ["pyodide.asm.wasm"], 12000),
+    "pyodide-wasm-corrupt": ("**/assets/pyodide/*/pyodide.asm.wasm", _random_bytes, ["pyodide.asm.wasm"], 12000),
+    "pyodide-mjs-404": ("**/assets/pyodide/*/pyodide.mjs", _404, ["did not load"], 12000),
+    "wheel-corrupt": ("**/assets/selector/*/*.whl", _random_bytes, ["wheel"], 20000),
+    "catalog-404": ("**/assets/selector/*/catalog.json", _404, ["catalog", "404"], 20000),
     "manifest-404": ("**/assets/selector/manifest.json", _404, ["manifest", "404"], 20000),
     "worker-throws": ("**/assets/javascripts/selector-worker.js", _throwing_worker, ["worker"], 20000),
 }
@@ -74,14 +75,14 @@ def test_runtime_failure_shows_error_and_tree_link(page, case):
 
 
 def test_fit_page_fails_the_same_way(page):
-    page.context.route("**/assets/pyodide/pyodide.asm.wasm", _404)
+    page.context.route("**/assets/pyodide/*/pyodide.asm.wasm", _404)
     page.goto(page.base + "fit/?model=qwen3-8b&gpu_memory_gb=24", wait_until="load")
     _expect_error(page, ["pyodide.asm.wasm"], 12000)
 
 
 def test_answer_after_failure_still_reports_error(page):
     """Changing an answer once the runtime has failed gives the same error at once, not a new spinner."""
-    page.context.route("**/assets/selector/catalog.json", _404)
+    page.context.route("**/assets/selector/*/catalog.json", _404)
     page.goto(page.base + "selector/", wait_until="load")
     _expect_error(page, ["catalog"], 20000)
     page.select_option("#q-scale", "local")

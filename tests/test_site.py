@@ -1,8 +1,12 @@
 """The real site, built with `mkdocs build --strict` inside the tests, checked page by page."""
 
+import hashlib
 import html
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 import zipfile
 
@@ -117,19 +121,23 @@ def test_tgi_is_flagged_as_maintenance(built_site):
     assert "maintenance" in text_of(built_site / "tiers" / "l2" / "index.html")
 
 
+def selector_file(site, key):
+    """A file the worker loads, found the way the worker finds it: through assets/selector/manifest.json."""
+    manifest = json.loads((site / "assets" / "selector" / "manifest.json").read_text(encoding="utf-8"))
+    return (site / "assets" / "selector" / manifest[key]).resolve()
+
+
 def test_published_data_files(built_site, catalog):
     full = json.loads((built_site / "api" / "catalog.json").read_text())
     assert set(full["engines"]) == set(catalog.engines)
-    trimmed = json.loads((built_site / "assets" / "selector" / "catalog.json").read_text())
+    trimmed = json.loads(selector_file(built_site, "catalog").read_text())
     assert "pick_when" not in trimmed["engines"]["vllm"]
     assert len(json.dumps(trimmed)) < len(json.dumps(full)) / 2
     assert (built_site / "schema" / "engine.schema.json").is_file()
-    assert (built_site / "_headers").read_text().count("Content-Security-Policy") == 1
 
 
 def test_wheel_is_importable_and_matches_source(built_site, tmp_path, catalog):
-    manifest = json.loads((built_site / "assets" / "selector" / "manifest.json").read_text())
-    wheel = built_site / "assets" / "selector" / manifest["wheel"]
+    wheel = selector_file(built_site, "wheel")
     with zipfile.ZipFile(wheel) as zf:
         assert zf.testzip() is None
         names = zf.namelist()
@@ -138,7 +146,7 @@ def test_wheel_is_importable_and_matches_source(built_site, tmp_path, catalog):
     import subprocess
     code = ("import sys; sys.path.insert(0, sys.argv[2]); import json, selector.api as a; from selector.catalog import Catalog; import sys;"
             "a.load(open(sys.argv[1]).read()); print(a.handle(json.dumps({'op':'recommend','answers':{'scale':'local'}})))")
-    out = subprocess.run([sys.executable, "-I", "-c", code, str(built_site / "assets" / "selector" / "catalog.json"),
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(selector_file(built_site, "catalog")),
                           str(tmp_path)], cwd=tmp_path, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["result"]["candidates"][0]["engine"] == "ollama"
@@ -147,7 +155,7 @@ def test_wheel_is_importable_and_matches_source(built_site, tmp_path, catalog):
 def test_runtime_files_are_self_hosted(built_site, site_port):
     own = f"http://127.0.0.1:{site_port}/"
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
-        assert (built_site / "assets" / "pyodide" / name).is_file()
+        assert (selector_file(built_site, "pyodide") / name).is_file()
     assert (built_site / "assets" / "vendor" / "mermaid.min.js").is_file()
     for page in built_site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
@@ -155,6 +163,127 @@ def test_runtime_files_are_self_hosted(built_site, site_port):
             url = m.group(1)
             assert url.startswith(own) or not re.match(r"(https?:)?//", url), (page, url)
     assert "fonts.googleapis" not in "".join(p.read_text(encoding="utf-8") for p in built_site.rglob("*.html"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Caching: a file may be cached as immutable only if its path names a hash of its content.
+
+HASHED_FOLDERS = ("assets/selector", "assets/pyodide")
+MATERIAL_BUNDLE = re.compile(r"assets/(javascripts|stylesheets)/(workers/)?[a-z]+\.[0-9a-f]{8}\.min\.(js|css)(\.map)?")
+
+
+def folder_hash(folder):
+    """Recomputed here, not taken from the build: SHA-256 over each file's name and SHA-256, 16 hex digits."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".gz"):
+        h.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def content_folders(site):
+    return {f"{parent}/{d.name}": d for parent in HASHED_FOLDERS for d in (site / parent).iterdir() if d.is_dir()}
+
+
+def site_files(site):
+    """Every file a host would serve, as its URL path (the .gz siblings are served under their original URL)."""
+    return sorted("/" + p.relative_to(site).as_posix() for p in site.rglob("*")
+                  if p.is_file() and p.suffix != ".gz" and p.name not in ("_headers", ".build-log"))
+
+
+def cache_of(rules, path):
+    from sitesrv import matching_rules
+    return [v for _pattern, headers in matching_rules(rules, path) for k, v in headers if k.lower() == "cache-control"]
+
+
+def test_runtime_folders_are_named_by_their_content(built_site):
+    folders = content_folders(built_site)
+    assert len(folders) == 3, sorted(folders)  # wheel, catalog, Pyodide
+    for rel, folder in folders.items():
+        assert folder.name == folder_hash(folder), f"{rel} does not hold what its name says"
+    manifest = json.loads((built_site / "assets" / "selector" / "manifest.json").read_text(encoding="utf-8"))
+    named = {(built_site / "assets" / "selector" / manifest[k]).resolve() for k in ("wheel", "catalog", "pyodide")}
+    assert {p if p.is_dir() else p.parent for p in named} == {f.resolve() for f in folders.values()}
+    worker = (built_site / "assets" / "javascripts" / "selector-worker.js").read_text(encoding="utf-8")
+    assert "import(" in worker and "pyodide/pyodide.mjs" not in worker  # Pyodide comes from the manifest's folder
+
+
+def test_headers_cache_only_content_addressed_files(built_site):
+    check_cache_headers(built_site)
+
+
+def check_cache_headers(built_site):
+    from sitesrv import parse_headers
+    text = (built_site / "_headers").read_text(encoding="utf-8")
+    rules = parse_headers(text)
+    assert len(rules) <= 100, "Cloudflare Pages reads at most 100 rules"
+    assert max(len(line) for line in text.splitlines()) <= 2000, "Cloudflare Pages reads lines of at most 2,000 characters"
+    hashed = {rel for rel, folder in content_folders(built_site).items() if folder.name == folder_hash(folder)}
+    immutable, problems = [], []
+    for path in site_files(built_site) + ["/"]:
+        values = cache_of(rules, path)
+        if len(values) != 1:
+            problems.append(f"{path}: {len(values)} Cache-Control rules match ({values})")
+            continue
+        if "immutable" in values[0]:
+            immutable.append(path)
+            rel = path.lstrip("/")
+            if not (rel.rpartition("/")[0] in hashed or MATERIAL_BUNDLE.fullmatch(rel)):
+                problems.append(f"{path}: immutable, but no content hash in its path")
+        elif values[0] != "no-cache":
+            problems.append(f"{path}: Cache-Control {values[0]!r}")
+    assert not problems, "\n".join(problems)
+    # the files a deploy must reach at once are revalidated; the runtime is not
+    for path in ("/", "/index.html", "/selector/", "/tree/index.html", "/assets/selector/manifest.json",
+                 "/assets/javascripts/site.js", "/assets/javascripts/selector-worker.js",
+                 "/assets/stylesheets/site.css", "/api/catalog.json", "/search/search_index.json"):
+        assert cache_of(rules, path) == ["no-cache"], path
+    assert any(p.endswith("/pyodide.asm.wasm") for p in immutable)
+    assert any(p.endswith(".whl") for p in immutable) and any(p.endswith("/catalog.json") for p in immutable)
+    assert any("/bundle." in p for p in immutable)
+    for pattern, _headers in rules:  # an immutable splat names its content hash
+        if pattern.endswith("*") and any("immutable" in v for _k, v in _headers):
+            assert pattern.rstrip("*").strip("/") in hashed, pattern
+
+
+def test_a_changed_rule_or_fact_gets_new_names(built_site, tmp_path, site_port):
+    """Build a copy of the project with a comment added to selector/rules.py and one engine renamed: the wheel
+    and the catalog move to new folders (old names gone), Pyodide keeps its folder, and _headers follows."""
+    from conftest import ROOT
+    src = tmp_path / "src"
+    skip = {".git", ".venv", "node_modules", "site", "bench-results", ".cache", "tests", ".pytest_cache"}
+    src.mkdir()
+    for item in ROOT.iterdir():
+        if item.name not in skip:
+            (shutil.copytree(item, src / item.name, ignore=shutil.ignore_patterns("__pycache__"))
+             if item.is_dir() else shutil.copy2(item, src / item.name))
+    rules_py = src / "selector" / "rules.py"
+    rules_py.write_text(rules_py.read_text(encoding="utf-8") + "\n# a changed rule\n", encoding="utf-8")
+    engine = src / "data" / "engines" / "ollama.yaml"
+    text, n = re.subn(r"^name: (\w+)$", r"name: \1 Renamed", engine.read_text(encoding="utf-8"), count=1, flags=re.M)
+    assert n == 1
+    engine.write_text(text, encoding="utf-8")
+    out = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=src,
+                          env={**os.environ, "SITE_URL": f"http://127.0.0.1:{site_port}/", "NO_MKDOCS_2_WARNING": "1",
+                               "IEM_NODE_MODULES": os.environ.get("IEM_NODE_MODULES", str(ROOT / "node_modules")), "IEM_DATA_DIR": str(src / "data")},
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    def manifest(site):
+        return json.loads((site / "assets" / "selector" / "manifest.json").read_text(encoding="utf-8"))
+
+    before, after = manifest(built_site), manifest(out)
+    assert after["wheel"] != before["wheel"] and after["catalog"] != before["catalog"]
+    assert after["pyodide"] == before["pyodide"]
+    for key in ("wheel", "catalog"):
+        assert not (out / "assets" / "selector" / before[key]).exists()
+        assert (out / "assets" / "selector" / after[key]).is_file()
+    assert "# a changed rule" in zipfile.ZipFile(selector_file(out, "wheel")).read("selector/rules.py").decode()
+    assert "Ollama Renamed" in selector_file(out, "catalog").read_text(encoding="utf-8")
+    headers = (out / "_headers").read_text(encoding="utf-8")
+    for key in ("wheel", "catalog"):
+        assert after[key].split("/")[0] in headers and before[key].split("/")[0] not in headers
+    check_cache_headers(out)
 
 
 def test_build_fails_on_bad_data(tmp_path):

@@ -4,6 +4,7 @@ Workflows and issue forms are validated with check-jsonschema's vendored schemas
 every `make X` they call must be a target of the Makefile.
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -19,7 +20,8 @@ WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))
 ISSUE_FORMS = sorted((GITHUB / "ISSUE_TEMPLATE").glob("*.yml"))
 PRE_COMMIT = ROOT / ".pre-commit-config.yaml"
 CHECK_JSONSCHEMA = Path(sys.executable).with_name("check-jsonschema")
-EXACT_TAG = re.compile(r"^[\w.-]+/[\w.-]+@v\d+\.\d+\.\d+$")
+PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s*([\w.-]+/[\w./-]+)@([0-9a-f]{40})\s+#\s*(v\d+\.\d+\.\d+)\s*$")
+LOCK = ROOT / "requirements.lock"
 
 
 def load(path):
@@ -76,11 +78,132 @@ def test_schema_check_is_not_vacuous(tmp_path):
     assert check_jsonschema("vendor.github-issue-forms", bad_form).returncode == 1
 
 
-def test_actions_use_exact_version_tags():
+def action_pins(text, name="workflow"):
+    """Every `uses:` line of a workflow as (action, sha, tag); a line not pinned by commit is an error."""
+    pins, bad = [], []
+    for line in text.splitlines():
+        if re.match(r"^\s*(?:-\s+)?uses:", line):
+            m = PINNED.match(line)
+            if m:
+                pins.append(m.groups())
+            else:
+                bad.append(f"{name}: {line.strip()!r} is not `owner/repo@<40-hex commit> # vX.Y.Z`")
+    return pins, bad
+
+
+def test_actions_are_pinned_by_commit_with_the_tag_in_a_comment():
+    seen, problems = {}, []
     for path in WORKFLOWS:
-        for step in steps(load(path)):
-            if "uses" in step:
-                assert EXACT_TAG.match(step["uses"]), f"{path.name}: {step['uses']} is not pinned to an exact vX.Y.Z tag"
+        text = path.read_text(encoding="utf-8")
+        pins, bad = action_pins(text, path.name)
+        problems += bad
+        uses = [s["uses"] for s in steps(load(path)) if "uses" in s]
+        assert len(pins) + len(bad) == len(uses) > 0, path.name  # every step's `uses` was looked at
+        for action, sha, tag in pins:
+            assert f"{action}@{sha}" in uses
+            if seen.setdefault((action, tag), sha) != sha:
+                problems.append(f"{path.name}: {action} {tag} pinned to two commits")
+    assert not problems, "\n".join(problems)
+
+
+def test_pin_check_is_not_vacuous():
+    for line in ("uses: actions/checkout@v5.0.0", "- uses: actions/checkout@v5",
+                 "uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8",  # no tag comment
+                 "uses: actions/checkout@08c6903c # v5.0.0", "uses: actions/checkout@main"):
+        pins, bad = action_pins(line)
+        assert not pins and len(bad) == 1, line
+    assert action_pins("  - uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0")[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Python packages: requirements.txt (direct pins) -> requirements.lock (everything, with hashes).
+
+def read_lock(text):
+    """{normalized name: (version, [sha256, ...])} from a pip-compile --generate-hashes file."""
+    out, current = {}, None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", line)
+        if m:
+            current = normalize(m.group(1))
+            assert current not in out, f"{current} twice in the lock"
+            out[current] = (m.group(2), [])
+            continue
+        h = re.match(r"^\s+--hash=sha256:([0-9a-f]{64})\s*\\?$", line)
+        assert h and current, f"unexpected line in the lock: {line!r}"
+        out[current][1].append(h.group(1))
+    return out
+
+
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def direct_pins():
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, sep, version = line.partition("==")
+            assert sep, f"requirements.txt: {line!r} is not pinned with =="
+            pins[normalize(name)] = version
+    return pins
+
+
+def test_lock_has_every_direct_pin_and_a_hash_for_every_package():
+    lock = read_lock(LOCK.read_text(encoding="utf-8"))
+    for name, version in direct_pins().items():
+        assert name in lock, f"{name} is in requirements.txt but not in requirements.lock: run `make lock`"
+        assert lock[name][0] == version, f"{name}: requirements.txt says {version}, the lock {lock[name][0]}: run `make lock`"
+    assert len(lock) > len(direct_pins()) + 20  # the transitive ones are there too
+    for name, (version, hashes) in lock.items():
+        assert hashes, f"{name}=={version} has no hash"
+
+
+def test_lock_holds_every_dependency_of_what_it_locks():
+    """Closure: each locked package's requirements (as installed here, markers evaluated for this Python)
+    are locked too; `pip install --require-hashes` would refuse anything else, this says which."""
+    from importlib import metadata
+    from packaging.requirements import Requirement
+    lock = read_lock(LOCK.read_text(encoding="utf-8"))
+    missing = []
+    for name, (version, _hashes) in lock.items():
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue  # not for this platform
+        assert dist.version == version, f"{name}: installed {dist.version}, locked {version}: run `make setup`"
+        for spec in dist.requires or []:
+            req = Requirement(spec)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                if normalize(req.name) not in lock:
+                    missing.append(f"{name} needs {req.name}")
+    assert not missing, missing
+
+
+def test_make_installs_the_lock_with_hashes():
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^STAMP := .*\$\(LOCK\)", text, re.M) and re.search(r"^LOCK := requirements\.lock$", text, re.M)
+    assert re.search(r"^\$\(STAMP\): \$\(LOCK\)", text, re.M), "the install stamp must depend on the lock"
+    install = re.search(r"^\$\(STAMP\):.*\n((?:\t.*\n)+)", text, re.M).group(1)
+    assert "--require-hashes -r $(LOCK)" in install and "requirements.txt" not in install
+    lock_target = re.search(r"^lock:.*\n((?:\t.*\n)+)", text, re.M).group(1)
+    assert "--generate-hashes" in lock_target and "--index-url $(PYPI)" in lock_target
+    assert re.search(r"^PYPI := https://pypi\.org/simple$", text, re.M)
+    assert "PIP_CONFIG_FILE=/dev/null" in lock_target  # this machine's extra indexes do not leak into the lock
+    assert "lock" in make_targets()
+
+
+def test_npm_packages_are_locked_with_integrity():
+    """package-lock.json pins every npm package with a SHA-512 integrity hash, and make installs with `npm ci`."""
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+    packages = {k: v for k, v in lock["packages"].items() if k and not v.get("link")}
+    assert packages
+    for name, entry in packages.items():
+        assert entry.get("version"), name
+        assert entry.get("integrity", "").startswith("sha512-"), f"{name} has no sha512 integrity"
+    assert "npm ci " in (ROOT / "Makefile").read_text(encoding="utf-8")
 
 
 def test_ci_workflow():
@@ -90,6 +213,7 @@ def test_ci_workflow():
     uses = {s["uses"].split("@")[0]: s for s in all_steps if "uses" in s}
     assert {"actions/checkout", "actions/setup-python", "actions/setup-node"} <= set(uses)
     assert str(uses["actions/setup-python"]["with"]["python-version"]) == "3.11"
+    assert uses["actions/setup-python"]["with"]["cache-dependency-path"] == "requirements.lock"
     assert str(uses["actions/setup-node"]["with"]["node-version"]) == "20"
     runs = [s["run"].strip() for s in all_steps if "run" in s]
     assert runs.index("make validate") < runs.index("make test")

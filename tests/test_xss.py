@@ -310,7 +310,8 @@ def test_built_files_hold_no_live_payload(hostile):
         bad += [f"{path.relative_to(site)}: {b}" for b in parser.bad]
     assert not bad, "\n".join(bad[:30])
     # the JSON the worker reads carries the text as data
-    catalog = json.loads((site / "assets/selector/catalog.json").read_text(encoding="utf-8"))
+    manifest = json.loads((site / "assets/selector/manifest.json").read_text(encoding="utf-8"))
+    catalog = json.loads((site / "assets/selector" / manifest["catalog"]).read_text(encoding="utf-8"))
     assert any(PAYLOADS[0] in e["name"] for e in catalog["engines"].values())
 
 

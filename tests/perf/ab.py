@@ -11,7 +11,6 @@ the paired ratios are taken under the same conditions.
 import argparse
 import contextlib
 import json
-import re
 import shutil
 import statistics
 import sys
@@ -29,8 +28,9 @@ from perfserver import BenchServer  # noqa: E402
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sites", nargs="+",
-                   help="NAME=FOLDER:PORT[:csp], two or more (the first is the reference); ':csp' also sends the "
-                        "site's Content-Security-Policy header from its _headers file, as bench.py does")
+                   help="NAME=FOLDER:PORT[:csp], two or more (the first is the reference); ':csp' sends every "
+                        "header the site's _headers file gives a path (Content-Security-Policy too), as bench.py does; "
+                        "without it only its Cache-Control")
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--max-busy", type=float, default=0.3)
     p.add_argument("--quiet-timeout", type=float, default=30)
@@ -38,20 +38,24 @@ def main(argv=None):
     args = p.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    sites, csp = [], {}
+    sites, all_headers = [], {}
     for spec in args.sites:
         name, rest = spec.split("=", 1)
-        if rest.endswith(":csp"):  # also send the site's Content-Security-Policy header, as bench.py does
+        if rest.endswith(":csp"):  # send every header of the site's _headers file, as bench.py does
             rest = rest[:-4]
-            m = re.search(r"Content-Security-Policy: (.+)", (Path(rest.rsplit(":", 1)[0]) / "_headers").read_text())
-            csp[name] = m.group(1).strip()
+            all_headers[name] = True
         folder, port = rest.rsplit(":", 1)
         sites.append((name, folder, int(port)))
         if not (Path(folder) / "__bench" / "bare").exists():
-            shutil.copytree(HERE / "bare", Path(folder) / "__bench" / "bare")
+            if (Path(folder) / "assets" / "selector" / "manifest.json").is_file() and \
+                    "pyodide" in json.loads((Path(folder) / "assets" / "selector" / "manifest.json").read_text()):
+                bench.copy_bare(Path(folder))
+            else:  # a build from before the content-hashed folders
+                shutil.copytree(HERE / "bare", Path(folder) / "__bench" / "bare")
     rows = []
     with tempfile.TemporaryDirectory(prefix="iem-ab-") as tmp, contextlib.ExitStack() as stack, sync_playwright() as pw:
-        servers = {name: stack.enter_context(BenchServer(folder, port=port, cache=True, gzip=True, csp=csp.get(name)))
+        servers = {name: stack.enter_context(BenchServer(folder, port=port, cache=True, gzip=True,
+                                                         headers=all_headers.get(name, False)))
                    for name, folder, port in sites}
         for i in range(args.runs):
             order = [("bare", servers[sites[0][0]])] + [(name, servers[name]) for name, _, _ in sites]

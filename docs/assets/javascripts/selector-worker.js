@@ -1,11 +1,13 @@
 // Module worker: loads Pyodide once, installs the selector wheel, answers JSON requests.
 // Only strings cross the boundary: {id, request: "<json>"} in, {id, response: "<json>"} out.
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+// assets/selector/manifest.json (revalidated on every load) names the wheel, the catalog and Pyodide, each
+// under a folder named by its content hash that browsers may cache for good (see _headers).
 
 const assets = new URL("../", import.meta.url);
+const selectorDir = new URL("selector/", assets);
 
-async function fetchOk(url, kind) {
-  const res = await fetch(url);
+async function fetchOk(url, kind, options) {
+  const res = await fetch(url, options);
   if (!res.ok) throw new Error(`${kind} could not be loaded (HTTP ${res.status})`);
   return res;
 }
@@ -26,21 +28,33 @@ const wasmFailed = new Promise((_, reject) => {
 });
 
 const started = performance.now();
-const ready = (async () => {
-  // Pyodide starts at once; the manifest, the wheel and the catalog download while it loads.
-  const pyodideP = Promise.race([loadPyodide({ indexURL: new URL("pyodide/", assets).href, fullStdLib: false }), wasmFailed]);
-  pyodideP.catch(() => {}); // awaited below; an earlier error (manifest) is the one reported
-  const manifest = await (await fetchOk(new URL("selector/manifest.json", assets), "manifest")).json();
-  const wheelP = fetchOk(new URL(`selector/${manifest.wheel}`, assets), "selector wheel").then((r) => r.arrayBuffer());
-  const catalogP = fetchOk(new URL(`selector/${manifest.catalog}`, assets), "catalog").then((r) => r.text());
-  const py = await pyodideP;
+async function startPyodide(indexURL) {
+  let mod;
   try {
-    py.unpackArchive(new Uint8Array(await wheelP), "wheel");
+    mod = await import(new URL("pyodide.mjs", indexURL).href);
+  } catch (err) {
+    throw new Error(`the Pyodide module (pyodide.mjs) did not load (${lastLine(err)})`);
+  }
+  return Promise.race([mod.loadPyodide({ indexURL, fullStdLib: false }), wasmFailed]);
+}
+
+const ready = (async () => {
+  // "no-cache": asked again on every start even where a host caches it (GitHub Pages: 10 minutes), since
+  // the folders it names are replaced by each deploy. Pyodide, the wheel and the catalog then load at once.
+  const manifest = await (await fetchOk(new URL("manifest.json", selectorDir), "manifest", { cache: "no-cache" })).json();
+  // The first failure is reported at once: a missing catalog need not wait for Pyodide to finish loading.
+  const [py, wheel, catalog] = await Promise.all([
+    startPyodide(new URL(manifest.pyodide, selectorDir).href),
+    fetchOk(new URL(manifest.wheel, selectorDir), "selector wheel").then((r) => r.arrayBuffer()),
+    fetchOk(new URL(manifest.catalog, selectorDir), "catalog").then((r) => r.text()),
+  ]);
+  try {
+    py.unpackArchive(new Uint8Array(wheel), "wheel");
   } catch (err) {
     throw new Error(`selector wheel is corrupt (${lastLine(err)})`);
   }
   const api = py.pyimport("selector.api");
-  const loaded = JSON.parse(api.load(await catalogP));
+  const loaded = JSON.parse(api.load(catalog));
   if (!loaded.ok) throw new Error("catalog did not load");
   return api;
 })();
