@@ -65,6 +65,19 @@ def define_env(env):
         return f"# {site.md_heading(view['name'])}\n\n{head}\n\n" + sections_markdown(view, page_url())
 
     @env.macro
+    def results_explorer():
+        """Filters, then per comparable set a Markdown heading (in the table of contents, with a stable
+        ``#set-<id>`` anchor) and its section: method, sources, charts and table."""
+        view = views.results_explorer(cat())
+        out = [site.stash(render("results-filters.html", page_url(), filters=view["filters"], total=view["total"],
+                                 groups=len(view["groups"])))]
+        for g in view["groups"]:
+            anchor = f" {{#{g['anchor']}}}" if site.ID_RE.fullmatch(g["id"]) else ""
+            out.append("## " + site.md_heading(g["title"]) + anchor)
+            out.append(site.stash(render("results-group.html", page_url(), g=g)))
+        return "\n\n".join(out)
+
+    @env.macro
     def tier_page(tier_id):
         return sections_markdown(views.tier_page(cat(), tier_id), page_url())
 
