@@ -496,6 +496,9 @@ def scenarios(catalog):
 def owner_link(catalog, collection, entry_id):
     if collection == "engines":
         return engine_link(catalog, entry_id)
+    if collection == "results" and entry_id in catalog.results:
+        rs = catalog.results[entry_id]
+        return link(result_url(set=rs.get("comparable_set") or entry_id), rs["title"])
     target = OWNER_PAGE.get(collection, "sources/")
     entry = getattr(catalog, collection, {}).get(entry_id, {}) if entry_id else {}
     label = entry.get("name") or entry.get("title") or entry_id or collection
@@ -799,8 +802,8 @@ def _scatter(catalog, gid, members, styles):
             "plot": {"left": g["left"], "right": g["width"] - g["right"], "top": g["top"], "bottom": g["height"] - g["bottom"]},
             "title": f"Throughput per GPU against output speed per user, {len(points)} rows",
             "scale_note": ("logarithmic scale on " + " and ".join(scale)) if scale else None,
-            "x": {"label": "Output speed per user (tokens/s)" + (", log scale" if x.log else ""), "ticks": x.tick_marks()},
-            "y": {"label": "Throughput per GPU (tokens/s)" + (", log scale" if y.log else ""), "ticks": y.tick_marks()},
+            "x": {"label": "Output tokens/s per user" + (" (log scale)" if x.log else ""), "ticks": x.tick_marks()},
+            "y": {"label": "Tokens/s per GPU" + (" (log scale)" if y.log else ""), "ticks": y.tick_marks()},
             "points": points, "legend": _legend(catalog, members, styles), "derived": derived, "derived_shape": charts.SHAPES[0]}
 
 
@@ -879,8 +882,9 @@ def _group_table(catalog, title, method, members):
         cells.append([{"cite": src}] if src else [text("")])
         rows.append({"id": r["id"], "attrs": r["filters"], "cells": cells})
     said = {m["label"]: m["texts"] for m in method}
-    caption = f"{title}. " + "; ".join(
-        f"{label.lower()}: {said[label][0]}" for label in ("Tool", "Lengths", "Concurrency") if label in said and len(said[label]) == 1)
+    told = "; ".join(f"{label.lower()}: {said[label][0]}" for label in ("Tool", "Lengths", "Concurrency")
+                     if label in said and len(said[label]) == 1)
+    caption = f"{title}. {told[:1].upper()}{told[1:]}"
     return {"caption": caption, "headers": [[text(h)] for h in headers], "rows": rows}
 
 

@@ -105,7 +105,7 @@ def test_scatter_coordinates_stay_in_the_plot_and_follow_the_values(cat):
         assert box["left"] <= p["x"] <= box["right"] and box["top"] <= p["y"] <= box["bottom"]
     slow, fast = sorted(chart["points"], key=lambda p: p["x"])
     assert "3,000 tokens/s per GPU" in slow["title"] and slow["y"] < fast["y"]  # more throughput is higher up
-    assert chart["x"]["label"] == "Output speed per user (tokens/s)" and chart["y"]["label"] == "Throughput per GPU (tokens/s)"
+    assert chart["x"]["label"] == "Output tokens/s per user" and chart["y"]["label"] == "Tokens/s per GPU"
     assert chart["y"]["ticks"][0] == {"pos": box["bottom"], "label": "0"}
 
 
@@ -151,7 +151,7 @@ def test_table_columns_units_and_marks(cat):
     assert cell_text(alpha["cells"][11]) == "40 derived" and cell_text(alpha["cells"][12]) == "p50 25 · p99 40"
     assert cell_text(beta["cells"][6]) == "Q8" and cell_text(alpha["cells"][6]) == "16-bit (default)"
     assert cell_text(alpha["cells"][13]) == "2026-01-02 as of"
-    assert t["caption"].startswith("Set audit-server <i>. tool: benchtool audit-server; lengths: set by the dataset")
+    assert t["caption"].startswith("Set audit-server <i>. Tool: benchtool audit-server; lengths: set by the dataset")
 
 
 class Markup(HTMLParser):
@@ -268,3 +268,7 @@ def test_real_explorer_page_weight_of_markup(catalog):
     md = results_markdown(views.results_explorer(catalog), "results/")
     html = site.unstash(md)
     assert len(gzip.compress(html.encode("utf-8"), 9)) < 300_000
+
+
+def test_sources_page_cites_result_sets_by_their_explorer_view(cat):
+    assert views.owner_link(cat, "results", "bench-v") == {"link": {"href": "results/?set=bench-512", "text": "Set bench-v <i>"}}
