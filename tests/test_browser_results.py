@@ -127,6 +127,16 @@ def test_bars_close_up_over_hidden_rows(page):
         assert all(s == c["row"] for s in steps), steps
 
 
+def test_no_match_says_so(page):
+    page.goto(page.base + "results/?engine=llama-cpp&gpu=b200")
+    page.wait_for_selector(READY)
+    assert table_rows(page) == [] and chart_marks(page) == []
+    assert page.text_content("#results-status").startswith("No row matches every pick (0 of ")
+    page.click("#results-filter button[type=reset]")
+    page.wait_for_function("() => !location.search")
+    assert page.text_content("#results-status").startswith("Showing all ")
+
+
 def test_unknown_filter_values_are_reported_and_dropped(page):
     page.goto(page.base + "results/?engine=vllm,nope&utm_source=x")
     page.wait_for_selector(READY)

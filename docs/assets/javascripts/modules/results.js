@@ -82,9 +82,11 @@ export function mountResults() {
       span.textContent = names.length ? names.join(", ") : "all";
     }
     const filtered = KEYS.some((k) => p[k].length);
-    status.textContent = filtered
-      ? `Showing ${rows} of ${total} rows, in ${sets} comparable set${sets === 1 ? "" : "s"}.`
-      : `Showing all ${total} rows in ${sets} comparable sets.`;
+    status.textContent = !filtered
+      ? `Showing all ${total} rows in ${sets} comparable sets.`
+      : rows
+        ? `Showing ${rows} of ${total} rows, in ${sets} comparable set${sets === 1 ? "" : "s"}.`
+        : `No row matches every pick (0 of ${total}); untick a value or use "Show all rows".`;
     status.dataset.shown = String(rows);
     return p;
   };
