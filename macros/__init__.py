@@ -32,6 +32,18 @@ def sections_markdown(view, page_url, heading_level=2):
     return "\n\n".join(out)
 
 
+def results_markdown(view, page_url):
+    """The explorer: filters, then per comparable set a Markdown heading (in the table of contents, with a
+    stable ``#set-<id>`` anchor) and a placeholder for its section (method, sources, charts, table)."""
+    out = [site.stash(render("results-filters.html", page_url, filters=view["filters"], total=view["total"],
+                             groups=len(view["groups"])))]
+    for g in view["groups"]:
+        anchor = f" {{#{g['anchor']}}}" if site.ID_RE.fullmatch(g["id"]) else ""
+        out.append("## " + site.md_heading(g["title"]) + anchor)
+        out.append(site.stash(render("results-group.html", page_url, g=g)))
+    return "\n\n".join(out)
+
+
 def define_env(env):
     def page_url():
         return env.page.url if env.page is not None else ""
@@ -73,6 +85,10 @@ def define_env(env):
         view = views.engine_page(cat(), site.engine_id_of(env.page))
         head = site.stash(render("engine-head.html", page_url(), **view["head"]))
         return f"# {site.md_heading(view['name'])}\n\n{head}\n\n" + sections_markdown(view, page_url())
+
+    @env.macro
+    def results_explorer():
+        return results_markdown(views.results_explorer(cat()), page_url())
 
     @env.macro
     def tier_page(tier_id):

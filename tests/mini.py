@@ -37,7 +37,44 @@ def engine(eid, name, tier="L2", status="active", **kw):
     return e
 
 
-def mini_catalog():
+def result_set(sid, comparable, kind, rows, vendor=False, derived=None, **method):
+    rs = {"id": sid, "title": f"Set {sid} <i>", "kind": kind, "measured_by": "Bench & Co", "vendor_reported": vendor,
+          "method": {"tool": f"benchtool {sid}", "throughput_counts": "output tokens per second", **method},
+          "comparable_set": comparable, "source": "d", "sources": SRC, "verified": "2026-01-02", "rows": rows}
+    if derived is not None:
+        rs["derived"] = derived
+    return rs
+
+
+def row(engine, **kw):
+    r = {"engine": engine, "gpu": "x80", "gpus": 1, "model": "m", "weights": "q8", "metrics": {}}
+    r.update(kw)
+    return r
+
+
+# three comparable sets: a serving sweep (scatter), an audited Server round (one row with a per-user speed derived
+# from TPOT, one without: a scatter and a bar chart), and a single-sequence bench filled by two sources (bars)
+RESULTS = {
+    "serve-a": result_set("serve-a", "serve-1k", "benchmark-suite", [
+        row("alpha", engine_version="1.0", gpus=8, parallelism="TP8", concurrency=8, date="2025-12-01",
+            metrics={"throughput_per_gpu": 1000, "output_tps_per_user": 50, "ttft_ms": {"median": 120.5, "p99": 400}}),
+        row("beta", gpus=8, concurrency=64, metrics={"throughput_per_gpu": 3000, "output_tps_per_user": 20})],
+        input_tokens=1024, output_tokens=1024, scenario="online"),
+    "audit-server": result_set("audit-server", "audit-server", "audited-benchmark", [
+        row("alpha", system="Sub, Sys 1", gpus=8, metrics={"throughput_per_gpu": 2000, "throughput_total": 16000,
+                                                           "tpot_ms": {"median": 25, "p99": 40}}),
+        row("beta", system="Other, Sys 2", gpus=4, kv="q8", metrics={"throughput_per_gpu": 2500, "throughput_total": 10000})],
+        derived=True, dataset="D set", scenario="Server"),
+    "bench-c": result_set("bench-c", "bench-512", "community", [
+        row("alpha", concurrency=1, metrics={"prompt_tps": 900, "decode_tps": 40}, note="a <b>note</b>"),
+        row("beta", concurrency=1, backend="Metal", metrics={"prompt_tps": 700, "decode_tps": 55})],
+        input_tokens=512, output_tokens=128, concurrency=1),
+    "bench-v": result_set("bench-v", "bench-512", "engine-project", [
+        row("alpha", concurrency=1, metrics={"decode_tps": 60})], vendor=True, input_tokens=512, output_tokens=128, concurrency=1),
+}
+
+
+def mini_catalog(results=True):
     raw = {
         "hardware": {"gpu-x": {"id": "gpu-x", "name": "GPU X", "vendor": "V", "summary": "s", "source": "d", "sources": SRC, "verified": "2026-01-02"}},
         "gpus": {"x80": {"id": "x80", "name": "X 80GB", "hardware": "gpu-x", "memory_gib": 80, "memory_mode": "discrete", "bandwidth_gbs": 3350, "source": "d", "sources": SRC, "verified": "2026-01-02"}},
@@ -71,4 +108,7 @@ def mini_catalog():
                       "memory_modes": {"discrete": "Discrete", "unified": "Unified", "cpu": "CPU"}, "sources": SRC},
     }
     raw["engines"]["beta"]["status"]["successors"] = ["alpha"]
+    if results:
+        import copy
+        raw["results"] = copy.deepcopy(RESULTS)
     return Catalog(raw)

@@ -10,7 +10,7 @@ from conftest import ROOT
 pytestmark = pytest.mark.browser
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = ["", "tiers/l2/", "matrix/", "selector/", "fit/"]
+PAGES = ["", "tiers/l2/", "matrix/", "selector/", "fit/", "results/", "engines/llama-cpp/"]
 READY = "#selector-result[data-state=ready]"
 
 

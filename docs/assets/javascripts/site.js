@@ -8,6 +8,7 @@ import { answersFromForm, answersFromQuery, fillForm, markError, queryFromAnswer
 import { renderFit, renderRecommend } from "./modules/answer-view.js";
 import { mountCompare } from "./modules/compare.js";
 import { mountDiagrams } from "./modules/diagram.js";
+import { mountResults } from "./modules/results.js";
 
 const WORKER = new URL("selector-worker.js", import.meta.url);
 const ask = (op, answers) => runtime.ask(op, answers, WORKER);
@@ -180,6 +181,7 @@ function mountAll() {
   mountCompare();
   mountSelector();
   mountDiagrams();
+  mountResults();
   highlightTree();
 }
 
