@@ -8,6 +8,7 @@ import { answersFromForm, answersFromQuery, fillForm, markError, queryFromAnswer
 import { renderFit, renderRecommend } from "./modules/answer-view.js";
 import { mountCompare } from "./modules/compare.js";
 import { mountDiagrams } from "./modules/diagram.js";
+import { mountTables } from "./modules/tables.js";
 
 const WORKER = new URL("selector-worker.js", import.meta.url);
 const ask = (op, answers) => runtime.ask(op, answers, WORKER);
@@ -177,6 +178,7 @@ function nameSearchDialog() {
 
 function mountAll() {
   nameSearchDialog();
+  mountTables();
   mountCompare();
   mountSelector();
   mountDiagrams();
