@@ -487,6 +487,7 @@ def tree_list(catalog):
         for leaf in b["leaves"]:
             leaves.append({"id": leaf["id"], "label": leaf["label"], "default": bool(leaf.get("default")),
                            "engines": [engine_link(catalog, x) for x in leaf["engines"]],
+                           "also": [engine_link(catalog, x) for x in leaf.get("also", [])],
                            "with": [engine_link(catalog, x) for x in leaf.get("with", [])], "note": leaf.get("note")})
         branches.append({"id": b["id"], "label": b["label"], "question": b["question"], "leaves": leaves})
     return {"id": tree["id"], "question": tree["question"], "branches": branches, "warnings": [w["text"] for w in tree["warnings"]]}

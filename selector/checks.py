@@ -288,7 +288,7 @@ def check_tree(data, ctx):
         for j, leaf in enumerate(branch["leaves"]):
             if needs.count(leaf["need"]) > 1:
                 yield "tree", None, f"branches[{i}].leaves[{j}].need", f"{leaf['need']!r} is used twice in this branch"
-            for field in ("engines", "with"):
+            for field in ("engines", "also", "with"):
                 for k, engine_id in enumerate(leaf.get(field, [])):
                     msg = _ref(ctx, "engines", engine_id, "engine")
                     if msg:

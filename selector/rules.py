@@ -23,6 +23,7 @@ from .measured import rows_for
 
 MAX_CANDIDATES = 3
 TREE_PRIOR = (20, 15, 12)
+ALSO_PRIOR = 8
 PENALTY = {"partial": -6, "unknown": -8}
 PRIORITY_WEIGHT = 12
 RULES = (
@@ -271,6 +272,15 @@ def evaluate(catalog, engine, answers, fit, weights, scale, trace):
             trace("workload-bonus")
             reasons.append(reason(f"{spec['label']}: {value}{note}", {"yes": 6, "partial": 3, "no": -6}[value], "workload", src,
                                   short=f"{spec['label'].lower()}: {value}"))
+    if scale == "service" and engine["kind"] == "engine":
+        # many users of one endpoint need requests batched as they come; the serving tier does it by design,
+        # a desktop runtime offered as a fallback may not
+        fact, src = _feature(catalog, engine, "continuous_batching")
+        points = {"yes": 0, "partial": -4, "no": -8, "unknown": -6}[fact["value"]]
+        if points:
+            reasons.append(reason(f"Continuous batching for many users: {fact['value']}"
+                                  + (f" ({fact['note']})" if fact.get("note") else ""), points, "workload", src,
+                                  short=f"continuous batching: {fact['value']}"))
     reasons += _matrix_reasons(catalog, engine, weights, trace)
     return excluded, reasons
 
@@ -535,6 +545,9 @@ def _rank(catalog, work, branch, leaf, pool, fit, weights, trace):
             i = leaf["engines"].index(engine["id"])
             reasons.insert(0, reason(f"Decision tree: '{branch['label']}' then '{leaf['label']}' leads to {engine['name']}",
                                      TREE_PRIOR[min(i, len(TREE_PRIOR) - 1)], "tree", short="the decision tree's pick"))
+        elif engine["id"] in leaf.get("also", []):
+            reasons.insert(0, reason(f"Decision tree: also suits '{leaf['label']}'", ALSO_PRIOR, "tree",
+                                     short="the decision tree's alternative"))
         else:
             reasons.insert(0, reason(f"Same tier ({engine['tier']}): {engine['positioning']}", 0, "tier"))
         scored.append(_candidate(engine, reasons, weights, catalog, fallback=False))
