@@ -59,7 +59,8 @@ SCROLL_SIDEWAYS = """(sel) => {
   const header = document.querySelector('.md-header').getBoundingClientRect().bottom;
   window.scrollTo(0, box.getBoundingClientRect().top + scrollY - header);
   const before = { overflow: block.hasAttribute('data-overflow'), right: block.hasAttribute('data-more-right'),
-                   hint: getComputedStyle(block.querySelector('.iem-scroll-hint')).position };
+                   cue: getComputedStyle(block.querySelector('.iem-scroll-cue')).opacity,
+                   hint: block.querySelector('caption .iem-scroll-hint').textContent };
   box.scrollLeft = box.scrollWidth;
   box.scrollTop = Math.min(box.scrollHeight - box.clientHeight, 200);
   return before;
@@ -92,7 +93,8 @@ def test_wide_tables_keep_first_column_and_header_in_view(view, path, selector):
         shot(pg, f"{path}-table")
         return
     before = pg.evaluate(SCROLL_SIDEWAYS, selector)
-    assert before["right"] and before["hint"] == "sticky", before  # the cue: fade on the right, hint on screen
+    # the cue: a fade on the right edge and a visible line above it; a caption says it to screen readers
+    assert before["right"] and before["cue"] == "1" and before["hint"] == "Scroll sideways for more columns", before
     pg.wait_for_timeout(150)
     pos = pg.evaluate(POSITIONS, selector)
     # the first column stays at the table's left edge, the header row at the top of its box

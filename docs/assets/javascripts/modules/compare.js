@@ -11,7 +11,6 @@ export function mountCompare() {
   const table = document.getElementById("compare-table");
   if (!form || !table || form.dataset.mounted) return;
   form.dataset.mounted = "1";
-  form.hidden = false;
   const max = Number(form.dataset.max) || 6;
   const select = form.querySelector("#compare-add");
   const diff = form.querySelector("#compare-diff");
@@ -85,6 +84,7 @@ export function mountCompare() {
     table.dataset.hiddenRows = String(same);
     const block = table.closest(".iem-table-block");
     if (block) refreshTable(block);
+    table.removeAttribute("data-pending");
   };
 
   select.addEventListener("change", () => {

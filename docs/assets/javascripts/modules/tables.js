@@ -72,7 +72,6 @@ function mountPickers(pickers) {
   const applyAll = (wanted) => { for (const p of pickers) applyPicker(p, wanted); };
   for (const picker of fresh) {
     picker.dataset.mounted = "1";
-    picker.hidden = false;
     picker.addEventListener("change", (event) => {
       const boxes = [...picker.querySelectorAll('input[name="col"]')];
       let checked = boxes.filter((b) => b.checked).map((b) => b.value);
