@@ -7,6 +7,7 @@ in ``macros/templates/`` to turn into markup. Table cells are lists of *parts*, 
 relative to the page. The tests call these functions on small catalogs and check the data.
 """
 
+import hashlib
 from urllib.parse import urlencode
 
 from . import charts
@@ -97,11 +98,40 @@ def engines_ordered(catalog, kinds=None):
                   key=lambda e: (TIER_ORDER[e["tier"]], e["kind"] != "engine", e["name"].lower()))
 
 
-def table(headers, rows, cls="iem-table", caption=None, table_id=None):
-    """A table as data: header cells and rows of cells, each cell a list of parts; column 0 is the row header."""
-    return {"headers": [h if isinstance(h, list) else [text(h)] for h in headers],
-            "rows": [[c if isinstance(c, list) else [c] for c in row] for row in rows],
-            "cls": cls, "caption": caption, "id": table_id}
+PICK_MIN = 7  # a table with at least this many engine columns gets an engine picker above it
+WIDE_MIN = 6  # columns from which a table counts as wide: sticky header in its own scroll box, scroll hint
+
+
+def plain(cell):
+    """The visible text of a cell (a list of parts), without citations: for labels and comparisons."""
+    out = []
+    for p in cell:
+        for key in ("text", "strong", "small", "warn", "unknown", "span", "sep"):
+            if key in p:
+                out.append(str(p[key]))
+        for key in ("link", "ext"):
+            if key in p:
+                out.append(p[key]["text"])
+        if "fact" in p:
+            out.append(p["fact"]["value"] + (f" ({p['fact']['methods']})" if p["fact"].get("methods") else ""))
+        if "score" in p:
+            out.append(f"{p['score']['n']}/5")
+    return " ".join(x for x in out if x.strip())
+
+
+def table(headers, rows, cls="iem-table", caption=None, table_id=None, cols=None, stack=False):
+    """A table as data: header cells and rows of cells, each cell a list of parts; column 0 is the row header.
+
+    ``cols`` names the data columns (engine ids): every cell of a column carries its id, and a table with
+    ``PICK_MIN`` or more of them gets an engine picker (``?engines=a,b``). ``stack``: on phones each row
+    becomes a card, its cells labelled with their column headers (``labels``, the headers' plain text)."""
+    headers = [h if isinstance(h, list) else [text(h)] for h in headers]
+    labels = [plain(h) for h in headers]
+    picker = [{"id": c, "label": label} for c, label in zip(cols, labels[1:])] if cols and len(cols) >= PICK_MIN else None
+    return {"headers": headers, "rows": [[c if isinstance(c, list) else [c] for c in row] for row in rows],
+            "cls": cls + (" iem-stack" if stack else ""), "caption": caption, "id": table_id, "labels": labels,
+            "cols": list(cols) if cols else None, "picker": picker, "wide": len(headers) >= WIDE_MIN or bool(cols),
+            "stack": stack}
 
 
 def figure_rows(catalog, entry, figures):
@@ -130,7 +160,7 @@ def overview_table(catalog):
         rows.append([engine_link(catalog, e["id"]), tier_link(e["tier"]), text(KIND_LABEL[e["kind"]]),
                      text(e["maintainer"]["value"]), text(e["license"]["value"]), status_cell, text(e["positioning"])])
     return table(["System", "Tier", "Kind", "Maintainer", "License", "Status", "Positioning"], rows,
-                 cls="iem-table iem-overview")
+                 cls="iem-table iem-overview", stack=True)
 
 
 def _engine_headers(catalog, engines):
@@ -140,7 +170,8 @@ def _engine_headers(catalog, engines):
 def feature_table(catalog, kinds=("engine",)):
     engines = engines_ordered(catalog, kinds)
     rows = [[text(label)] + [fact(catalog, e, e["features"][key]) for e in engines] for key, label in FEATURES]
-    return table(["Feature"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")
+    return table(["Feature"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike",
+                 cols=[e["id"] for e in engines])
 
 
 def support_grid(catalog, collection, list_name, kinds=("engine",)):
@@ -152,7 +183,8 @@ def support_grid(catalog, collection, list_name, kinds=("engine",)):
         for e in engines:
             row.append(fact(catalog, e, catalog.support(e, list_name, item["id"]), missing_note="No source found"))
         rows.append(row)
-    return table([collection.capitalize()] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")
+    return table([collection.capitalize()] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike",
+                 cols=[e["id"] for e in engines])
 
 
 def format_table(catalog):
@@ -191,26 +223,49 @@ def quant_reference(catalog):
     return table(["Scheme", "Applies to", "Bits per value", "Native compute on", "Notes"], rows)
 
 
+def quant_cell(catalog, e, q):
+    """One engine's support for one scheme: a badge, the hardware and a citation per documented entry."""
+    entries = catalog.support_all(e, "quantization", q["id"])
+    if not entries:
+        return [fact(catalog, e, None, missing_note="Not in this engine's documented schemes")]
+    cell = []
+    for i, entry in enumerate(entries):
+        if i:
+            cell.append({"br": True})
+        hw = ", ".join(catalog.name_of("hardware", h) for h in entry["hardware"])
+        cell += parts({"fact": {**fact(catalog, e, entry)["fact"], "cite": None}}, {"br": True}, {"small": hw},
+                      cite(catalog, e, entry["source"]))
+    return cell
+
+
+SUPPORT_ORDER = ("yes", "partial", "no")
+
+
+def quant_summary(catalog, e, q):
+    """One engine's support for one scheme, shortened for the compare view: a badge per support level and
+    the hardware it covers (in the catalog's order). The notes and citations of each entry are on the
+    quantization page, which the compare view links to."""
+    entries = catalog.support_all(e, "quantization", q["id"])
+    if not entries:
+        return [fact(catalog, e, None, missing_note="Not in this engine's documented schemes")]
+    order = {h: i for i, h in enumerate(sorted(catalog.hardware, key=lambda h: catalog.name_of("hardware", h).lower()))}
+    cell = []
+    for value in SUPPORT_ORDER:
+        hw = sorted({h for x in entries if x["support"] == value for h in x["hardware"]}, key=lambda h: order.get(h, len(order)))
+        if not hw:
+            continue
+        if cell:
+            cell.append({"br": True})
+        cell += [{"fact": {"value": value, "note": None, "methods": None, "cite": None}}, {"br": True},
+                 {"small": ", ".join(catalog.name_of("hardware", h) for h in hw)}]
+    return cell
+
+
 def quant_engine_table(catalog):
     engines = engines_ordered(catalog, ("engine",))
-    rows = []
-    for q in _quant_order(catalog):
-        row = [text(q["name"])]
-        for e in engines:
-            entries = catalog.support_all(e, "quantization", q["id"])
-            if not entries:
-                row.append(fact(catalog, e, None, missing_note="Not in this engine's documented schemes"))
-                continue
-            cell = []
-            for i, entry in enumerate(entries):
-                if i:
-                    cell.append({"br": True})
-                hw = ", ".join(catalog.name_of("hardware", h) for h in entry["hardware"])
-                cell += parts({"fact": {**fact(catalog, e, entry)["fact"], "cite": None}}, {"br": True}, {"small": hw},
-                              cite(catalog, e, entry["source"]))
-            row.append(cell)
-        rows.append(row)
-    return table(["Scheme"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")
+    rows = [[text(q["name"])] + [quant_cell(catalog, e, q) for e in engines] for q in _quant_order(catalog)]
+    return table(["Scheme"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike",
+                 cols=[e["id"] for e in engines])
 
 
 def gpu_table(catalog):
@@ -372,7 +427,8 @@ def tier_page(catalog, tier_id):
     if engines:
         rows = [[text(label)] + [fact(catalog, e, e["features"][key]) for e in engines] for key, label in FEATURES]
         sections.append({"heading": "Side by side", "template": "table.html",
-                         "data": {"t": table(["Feature"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike")}})
+                         "data": {"t": table(["Feature"] + _engine_headers(catalog, engines), rows, cls="iem-table iem-matrixlike",
+                                             cols=[e["id"] for e in engines])}})
     return {"sections": sections}
 
 
@@ -421,8 +477,10 @@ def matrix(catalog):
             notes.append([[{"backref": n}], text(d["name"]), engine_link(catalog, e), text(s["score"]),
                           parts(text(s["rationale"]), cite(catalog, d, s["source"]))])
         rows.append(row)
-    return {"scores": table(["Dimension"] + [[engine_link(catalog, e)] for e in engines], rows, cls="iem-table iem-matrix"),
-            "notes": table(["#", "Dimension", "Engine", "Score", "Rationale and source"], notes)}
+    return {"scores": table(["Dimension"] + [[engine_link(catalog, e)] for e in engines], rows, cls="iem-table iem-matrix",
+                            cols=engines),
+            "notes": table(["#", "Dimension", "Engine", "Score", "Rationale and source"], notes, cls="iem-table iem-notes",
+                           stack=True)}
 
 
 # -- tree ---------------------------------------------------------------------------------------------
@@ -511,7 +569,7 @@ def sources_table(catalog):
     for collection, entry_id, _key, s in catalog.all_sources():
         rows.append([ext_link(s["url"], s["title"]), text(s["kind"]), text(s.get("published", "")), text(s["as_of"]),
                      owner_link(catalog, collection, entry_id)])
-    return table(["Source", "Kind", "Published", "Checked", "Cited by"], rows, cls="iem-table iem-sources-table")
+    return table(["Source", "Kind", "Published", "Checked", "Cited by"], rows, cls="iem-table iem-sources-table", stack=True)
 
 
 def source_counts(catalog):
@@ -535,37 +593,80 @@ def verified_table(catalog):
 
 # -- compare ----------------------------------------------------------------------------------------------
 
+COMPARE_MAX = 6  # systems side by side in the compare view
+
+
+def compare_key(cell):
+    """A cell's value for "only differences": its visible text without citations, notes or case (a long
+    one as a short digest: the page script only tests keys for equality)."""
+    key = " ".join(plain(cell).lower().split())
+    return key if len(key) <= 40 else "#" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
 def compare(catalog):
     """Every system side by side; each column carries its engine id so the page script can show the
-    reader's picks in the reader's order (``?engines=vllm,sglang``). Without JavaScript all columns show."""
+    reader's picks in the reader's order (``?engines=vllm,sglang``). Without JavaScript all columns show.
+
+    ``rows`` is a plain list: a string starts a group of rows, ``(label, cells)`` is a row with one cell per
+    engine, ``(label, cells, keys)`` gives each cell's comparison key explicitly (otherwise
+    :func:`compare_key`). The page script hides a row whose shown cells all have the same key."""
     engines = engines_ordered(catalog)
     counts = result_counts(catalog, "engine")
 
-    def listed(e, list_name, collection):
-        items = [catalog.name_of(collection, x["id"]) + ("" if x["support"] == "yes" else f" ({x['support']})")
-                 for x in e[list_name] if x["support"] != "no"]
-        return [text(", ".join(items))] if items else [{"unknown": "none documented"}]
+    def figures(e):
+        cell = []
+        for f in e.get("figures", []):
+            if cell:
+                cell.append({"br": True})
+            cell += parts({"strong": f["display"]}, {"vendor": True} if f.get("vendor_reported") else None,
+                          cite(catalog, e, f["source"]))
+        return cell or [{"unknown": "none recorded"}]
 
-    def quants(e):
-        names = sorted({catalog.name_of("quantization", q["id"]) for q in e["quantization"] if q["support"] != "no"})
-        return [text(", ".join(names))] if names else [{"unknown": "none documented"}]
+    def score(d, e):
+        s = d["scores"].get(e["id"])
+        if not s:
+            return [{"unknown": "not scored"}]
+        return parts({"score": {"n": s["score"], "rationale": s["rationale"], "note": None}}, {"br": True},
+                     {"small": s["rationale"]}, cite(catalog, d, s["source"]))
+
+    def support(e, list_name, item_id):
+        return [fact(catalog, e, catalog.support(e, list_name, item_id), missing_note="Not documented for this system")]
 
     rows = [
+        "At a glance",
         ("Tier", [[tier_link(e["tier"])] for e in engines]),
         ("Kind", [[text(KIND_LABEL[e["kind"]])] for e in engines]),
         ("Status", [parts(text(e["status"]["value"]), cite(catalog, e, e["status"]["source"])) for e in engines]),
         ("License", [[text(e["license"]["value"])] for e in engines]),
         ("Positioning", [[text(e["positioning"])] for e in engines]),
+        ("Headline figures", [figures(e) for e in engines]),
+        "Decision matrix",
     ]
+    for d in catalog.dimensions():
+        label = [link(f"matrix/#rubric-{d['id']}", d["name"])]
+        rows.append((label, [score(d, e) for e in engines],
+                     [str(d["scores"][e["id"]]["score"]) if e["id"] in d["scores"] else "" for e in engines]))
+    rows.append("Serving features")
     rows += [(label, [[fact(catalog, e, e["features"][key])] for e in engines]) for key, label in FEATURES]
-    rows += [
-        ("Hardware", [listed(e, "hardware", "hardware") for e in engines]),
-        ("Weight formats", [listed(e, "formats", "formats") for e in engines]),
-        ("Quantization", [quants(e) for e in engines]),
-        ("Measured results", [results_compare_cell(counts, e["id"]) for e in engines]),
-    ]
+    for title, collection in (("Hardware", "hardware"), ("Weight formats", "formats")):
+        rows.append(title)
+        items = sorted(getattr(catalog, collection).values(), key=lambda x: x["name"].lower())
+        rows += [(item["name"], [support(e, collection, item["id"]) for e in engines]) for item in items]
+    rows.append("Quantization")
+    rows += [(q["name"], [quant_summary(catalog, e, q) for e in engines]) for q in _quant_order(catalog)]
+    rows.append("Measured results")
+    rows.append(("Published measurements", [results_compare_cell(counts, e["id"]) for e in engines]))
+
+    out, group = [], None
+    for r in rows:
+        if isinstance(r, str):
+            group = r
+            continue
+        label, cells, *keys = r
+        out.append({"label": label if isinstance(label, list) else [text(label)], "group": group, "cells": cells,
+                    "cmp": keys[0] if keys else [compare_key(c) for c in cells]})
     return {"engines": [{"id": e["id"], "name": e["name"], "link": engine_link(catalog, e["id"])} for e in engines],
-            "rows": [{"label": label, "cells": cells} for label, cells in rows]}
+            "rows": out, "max": COMPARE_MAX}
 
 
 # -- glossary ---------------------------------------------------------------------------------------

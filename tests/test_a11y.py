@@ -2,6 +2,8 @@
 and the selector works from the keyboard alone."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -9,8 +11,9 @@ from conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = ["", "tiers/l2/", "matrix/", "selector/", "fit/", "results/", "engines/llama-cpp/"]
+AXE = Path(os.environ.get("IEM_NODE_MODULES", ROOT / "node_modules")) / "axe-core" / "axe.min.js"
+PAGES = ["", "tiers/l2/", "matrix/", "selector/", "fit/", "overview/", "formats/", "quantization/", "sources/", "tree/", "results/", "engines/llama-cpp/",
+         "compare/?engines=tensorrt-llm,vllm,sglang", "compare/?engines=vllm,sglang&all=1"]
 READY = "#selector-result[data-state=ready]"
 
 

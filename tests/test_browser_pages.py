@@ -12,13 +12,14 @@ def visible_columns(page):
 def test_compare_view_from_url_and_picker(page):
     page.goto(page.base + "compare/?engines=vllm,sglang")
     page.wait_for_selector("#compare-form[data-mounted]")
-    assert sorted(visible_columns(page)) == ["sglang", "vllm"]
-    page.check('#compare-form input[value="lmdeploy"]')
-    assert sorted(visible_columns(page)) == ["lmdeploy", "sglang", "vllm"]
-    assert "engines=" in page.url and "lmdeploy" in page.url
+    assert visible_columns(page) == ["vllm", "sglang"]
+    page.select_option("#compare-add", "lmdeploy")
+    assert visible_columns(page) == ["vllm", "sglang", "lmdeploy"]
+    assert "engines=vllm,sglang,lmdeploy" in page.url
     for engine in ("vllm", "sglang", "lmdeploy"):
-        page.uncheck(f'#compare-form input[value="{engine}"]')
-    assert len(visible_columns(page)) == page.locator("#compare-form input").count()  # none picked: all shown
+        page.click(f'#compare-table [data-remove="{engine}"]')
+    # none picked: all shown
+    assert len(visible_columns(page)) == page.locator("#compare-add option[value]:not([value=''])").count()
 
 
 def test_widgets_mount_after_instant_navigation(page):

@@ -203,12 +203,71 @@ def test_all_figures(cat):
 def test_compare_has_a_column_per_system(cat):
     data = views.compare(cat)
     assert [e["id"] for e in data["engines"]] == ["alpha", "beta"]
-    assert all(len(r["cells"]) == 2 for r in data["rows"])
+    assert all(len(r["cells"]) == 2 and len(r["cmp"]) == 2 for r in data["rows"])
     html = render("compare.html", "compare/", **data)
     assert html.count('<th scope="col" data-col=') == 2
-    assert html.count('name="engines"') == 2
-    rows = html.count("<tr>") - 1
+    assert html.count('<option value="') == 3  # a placeholder and one per system, in the add-a-system select
+    assert html.count('data-remove="alpha"') == 1
+    rows = html.count("<tr data-row>")
+    assert rows == len(data["rows"])
     assert html.count('data-col="alpha"') == rows + 1  # header cell + one per row
+
+
+def test_compare_rows_differentiate(cat):
+    """Groups for scores, figures, features and per-item support; keys tell equal cells from different ones."""
+    data = views.compare(cat)
+    rows = {(r["group"], views.plain(r["label"])): r for r in data["rows"]}
+    assert [g for g in dict.fromkeys(r["group"] for r in data["rows"])] == [
+        "At a glance", "Decision matrix", "Serving features", "Hardware", "Weight formats", "Quantization"]
+    speed = rows[("Decision matrix", "Speed")]
+    assert speed["cmp"] == ["4", "2"] and speed["label"][0]["link"]["href"] == "matrix/#rubric-speed"
+    assert any(p.get("small") == "fast kernels" for p in speed["cells"][0])
+    assert rows[("At a glance", "Headline figures")]["cells"][0][0] == {"strong": "2x faster"}
+    status = rows[("At a glance", "Status")]
+    assert status["cmp"] == ["active", "maintenance"]
+    assert rows[("Hardware", "GPU X")]["cmp"] == ["yes", "yes"]
+    assert rows[("Weight formats", "Fmt")]["cmp"] == ["partial", "partial"]
+    assert rows[("Quantization", "Q8")]["cmp"] == ["yes gpu x", "yes gpu x"]
+    assert rows[("Quantization", "BF")]["cmp"] == ["unknown", "unknown"]
+    # a citation or a note does not make two cells different
+    cat.engines["beta"]["features"]["openai_api"] = {"value": "yes", "note": "other words", "source": "d"}
+    api = next(r for r in views.compare(cat)["rows"] if views.plain(r["label"]) == "OpenAI-compatible API")
+    assert api["cmp"] == ["yes", "yes"]
+    html = render("compare.html", "compare/", **data)
+    assert html.count('<tbody class="iem-compare-group">') == 6 and 'data-key="maintenance"' in html
+
+
+def test_compare_key_is_short_and_stable():
+    long = [views.text("x" * 100)]
+    assert views.compare_key(long) == views.compare_key([views.text("X" * 100)])
+    assert views.compare_key(long).startswith("#") and len(views.compare_key(long)) == 13
+    assert views.compare_key([views.text("  Yes ")]) == "yes"
+
+
+def test_wide_tables_carry_column_ids_picker_and_labels(cat, catalog):
+    grid = views.feature_table(catalog)
+    engines = [e["id"] for e in views.engines_ordered(catalog, ("engine",))]
+    assert grid["cols"] == engines and [c["id"] for c in grid["picker"]] == engines
+    html = table_html(grid)
+    assert html.count('name="col"') == len(engines) and f"all {len(engines)} shown" in html
+    assert html.count('data-col="vllm"') == len(views.FEATURES) + 1
+    assert "Scroll sideways for more columns" in html and "data-wide" in html
+    # few engine columns: no picker, still ids and the sticky-header box
+    small = views.feature_table(cat)
+    assert small["picker"] is None and 'name="col"' not in table_html(small) and 'data-col="alpha"' in table_html(small)
+    # text tables become cards on phones: every cell labelled with its column header
+    overview = table_html(views.overview_table(cat))
+    assert "iem-stack" in overview and overview.count('data-label="Positioning"') == 2
+    assert 'data-label="Tier"' in overview
+    # a narrow table stays plain
+    plain = table_html(views.verified_table(cat))
+    assert "data-wide" not in plain and "data-label" not in plain and "Scroll sideways" not in plain
+
+
+def test_one_word_names_never_break():
+    html = render("list.html", "", items=[[views.tier_link("L1.5")], [views.link("engines/x/", "TensorRT-LLM")],
+                                          [views.link("engines/y/", "Text Generation Inference")]])
+    assert html.count('class="iem-nowrap"') == 2 and '<a href="engines/y/">Text' in html
 
 
 def test_form_fields_come_from_the_questions(catalog):

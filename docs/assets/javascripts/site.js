@@ -9,6 +9,7 @@ import { renderFit, renderRecommend } from "./modules/answer-view.js";
 import { mountCompare } from "./modules/compare.js";
 import { mountDiagrams } from "./modules/diagram.js";
 import { mountResults } from "./modules/results.js";
+import { mountTables } from "./modules/tables.js";
 
 const WORKER = new URL("selector-worker.js", import.meta.url);
 const ask = (op, answers) => runtime.ask(op, answers, WORKER);
@@ -178,6 +179,7 @@ function nameSearchDialog() {
 
 function mountAll() {
   nameSearchDialog();
+  mountTables();
   mountCompare();
   mountSelector();
   mountDiagrams();

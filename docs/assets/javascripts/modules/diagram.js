@@ -1,5 +1,5 @@
 // Decision-tree diagram: Mermaid, self-hosted, loaded only on the page that has one, drawn again when
-// the reader switches between the light and dark palettes.
+// the reader switches between the light and dark palettes, kept at a legible size on narrow screens.
 
 import { ASSETS, el } from "./dom.js";
 
@@ -36,8 +36,35 @@ async function draw(boxes) {
     box.querySelector("pre").hidden = true;
     box.dataset.rendered = "1";
     box.dataset.theme = dark ? "dark" : "default";
+    fit(box);
   }
 }
+
+// Mermaid scales the drawing down to the column; on a phone that leaves 6 px text. In a column narrower
+// than FIT_MIN of its own size the drawing is drawn at PAN_SCALE instead (text about 14 px) and the
+// reader pans it sideways (hint shown, arrow keys scroll it once focused).
+const FIT_MIN = 0.7;
+const PAN_SCALE = 0.85;
+function fit(box) {
+  const figure = box.querySelector(".iem-diagram-svg");
+  const svg = figure && figure.querySelector("svg");
+  if (!svg || !svg.viewBox || !svg.viewBox.baseVal) return;
+  const natural = svg.viewBox.baseVal.width;
+  const pan = natural > 0 && figure.clientWidth < natural * FIT_MIN;
+  svg.style.width = pan ? `${Math.round(natural * PAN_SCALE)}px` : "";
+  svg.style.maxWidth = pan ? "none" : `${Math.round(natural)}px`;
+  box.toggleAttribute("data-pan", pan);
+  if (pan) figure.setAttribute("tabindex", "0");
+  else figure.removeAttribute("tabindex");
+  const hint = box.querySelector(".iem-diagram-hint");
+  if (hint) hint.hidden = !pan;
+}
+
+let refit = null;
+addEventListener("resize", () => {
+  clearTimeout(refit);
+  refit = setTimeout(() => { for (const box of document.querySelectorAll('[data-diagram="mermaid"][data-rendered="1"]')) fit(box); }, 150);
+});
 
 export async function mountDiagrams() {
   const boxes = [...document.querySelectorAll('[data-diagram="mermaid"]:not([data-rendered])')];
