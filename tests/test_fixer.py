@@ -178,10 +178,10 @@ COMMENTED = {
     # where the comment goes in the messy file -> what the fixed file must contain
     "top": ("\nid: vllm\n", "\n# checked against the README\nid: vllm  # same as the file name\n"),
     "reordered": ("\nkind: engine\n", "\n# tier follows the tier pages\nkind: engine\n"),
-    "flow-item": ("\n  - {id: nvidia-hopper, support: yes, source: install-docs}\n",
-                  "\n  # Hopper: H100 and H200\n  - {id: nvidia-hopper, support: yes, source: install-docs}  # see install docs\n"),
-    "block-item": ("\n  - {id: nvidia-ada, support: yes, source: quant-hw}\n",
-                   "\n  - id: nvidia-ada  # RTX 40 and L40S\n    support: yes\n    source: quant-hw # compat table\n"),
+    "flow-item": ("\n  - {id: nvidia-hopper, support: yes, source: gpu-docs}\n",
+                  "\n  # Hopper: H100 and H200\n  - {id: nvidia-hopper, support: yes, source: gpu-docs}  # see install docs\n"),
+    "block-item": ("\n  - {id: nvidia-ada, support: yes, source: gpu-docs}\n",
+                   "\n  - id: nvidia-ada  # RTX 40 and L40S\n    support: yes\n    source: gpu-docs # compat table\n"),
     "block-key": ("\nstatus:\n", "\nstatus:  # as of the V1 engine\n"),
     "hash-in-text": ("\nkind: engine\n", "\nkind: engine # kinds: engine, orchestration, kv-cache (#1)\n"),
 }
@@ -224,11 +224,11 @@ def test_fix_keeps_every_comment(commented):
     kind = lines.index("kind: engine  # kinds: engine, orchestration, kv-cache (#1)")
     assert lines[kind - 1] == "# tier follows the tier pages" and lines[kind - 2].startswith("name: ")
     assert "status:  # as of the V1 engine" in lines
-    hopper = lines.index("  - {id: nvidia-hopper, support: yes, source: install-docs}  # see install docs")
+    hopper = lines.index("  - {id: nvidia-hopper, support: yes, source: gpu-docs}  # see install docs")
     assert lines[hopper - 1] == "  # Hopper: H100 and H200"
     # a commented field keeps its list item in block style
     ada = lines.index("  - id: nvidia-ada  # RTX 40 and L40S")
-    assert lines[ada + 1:ada + 3] == ["    support: yes", "    source: quant-hw  # compat table"]
+    assert lines[ada + 1:ada + 3] == ["    support: yes", "    source: gpu-docs  # compat table"]
     assert lines[-1] == "# end of file"
 
 

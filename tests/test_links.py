@@ -188,7 +188,8 @@ def test_external_links_on_pages_come_from_the_data(built_site, pages, site_port
 
 @pytest.mark.browser
 def test_selector_result_links_resolve(page, built_site, pages):
-    """The links the selector draws at run time (engines, tree branches) resolve too."""
+    """The links the selector draws at run time resolve too: engines and tree branches on this site, its
+    citations as well-formed https links elsewhere."""
     page.goto(page.base + "selector/?scale=cluster", wait_until="load")
     page.wait_for_selector("#selector-result[data-state=ready]", timeout=60000)
     hrefs = page.eval_on_selector_all("#selector-result a[href]", "(as) => as.map((a) => a.href)")
@@ -197,8 +198,14 @@ def test_selector_result_links_resolve(page, built_site, pages):
     hrefs += page.eval_on_selector_all("#selector-result a[href]", "(as) => as.map((a) => a.href)")
     assert len(hrefs) > 10
     bad = []
+    here = urlsplit(page.base).netloc
+    external = [u for u in hrefs if urlsplit(u).netloc != here]
+    assert external, "the answer cites its sources"
+    bad += [f"{u}: not a well-formed https link" for u in external if not URL_OK.match(u)]
     for url in hrefs:
         parts = urlsplit(url)
+        if parts.netloc != here:
+            continue
         target = _target_file(built_site, parts.path)
         if not target.is_file():
             bad.append(f"{url}: no such page")
