@@ -38,7 +38,9 @@ import lighthouse as lh  # noqa: E402
 import report  # noqa: E402
 from perfserver import BenchServer  # noqa: E402
 
-PAGES = {"home": "", "l2": "tiers/l2/", "matrix": "matrix/", "selector": "selector/", "fit": "fit/"}
+# the fit page answers once it has a model and some memory; an empty form asks for them instead
+PAGES = {"home": "", "l2": "tiers/l2/", "matrix": "matrix/", "selector": "selector/",
+         "fit": "fit/?model=qwen3-8b&gpu_memory_gb=24"}
 ZENSICAL_VERSION = "0.0.73"
 ZENSICAL_VENV = ROOT / ".venv-zensical"
 
