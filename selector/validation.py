@@ -546,6 +546,10 @@ class _Report:
                 wording = self.misplaced(parent, key, required, explained)
             if wording is None and guess:
                 wording = f"is not a known field{guess}"
+            if wording is None and " " in str(key) and _get(self.doc, full) is None:
+                # `{value: Python, C++ and CUDA}`: the comma ended the value and the rest became a key
+                wording = ("is not a field: it looks like the rest of a value cut at a comma; inside `{...}` a comma "
+                           "starts the next field, so put the whole value in quotes (value: \"a, b and c\")")
             if wording is None:
                 wording = f"is not a known field; allowed: {allowed_list(sorted(allowed), 30)}"
             self.rows[(tuple(full), "unknown", key)] = wording
