@@ -92,6 +92,10 @@ def test_wide_tables_keep_first_column_and_header_in_view(view, path, selector):
         pg.locator(selector).scroll_into_view_if_needed()
         shot(pg, f"{path}-table")
         return
+    # the cue fades in (.15 s) where more columns wait on the right: read it once the fade is over
+    pg.wait_for_function("""(sel) => { const b = document.querySelector(sel).closest('.iem-table-block');
+      return !b.hasAttribute('data-more-right')
+        || getComputedStyle(b.querySelector('.iem-scroll-cue')).opacity === '1'; }""", arg=selector, timeout=5000)
     before = pg.evaluate(SCROLL_SIDEWAYS, selector)
     # the cue: a fade on the right edge and a visible line above it; a caption says it to screen readers
     assert before["right"] and before["cue"] == "1" and before["hint"] == "Scroll sideways for more columns", before

@@ -256,7 +256,9 @@ def test_no_violation_with_header_policy(browser, csp_server):
 
         # Material's search (results drawn by its worker), the palette toggle and the back-to-top button
         pg.goto(pg.base, wait_until="load")
-        pg.locator("label[for=__search]").first.click()
+        pg.wait_for_selector(".md-search[data-md-component=search]")
+        pg.keyboard.press("s")  # Material's shortcut: opens the search box at every width
+        pg.locator("[data-md-component=search-query]").wait_for(state="visible")
         pg.keyboard.type("vllm")
         pg.wait_for_selector(".md-search-result__item", timeout=10000)
         pg.keyboard.press("Escape")

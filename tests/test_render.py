@@ -218,7 +218,7 @@ def test_compare_rows_differentiate(cat):
     data = views.compare(cat)
     rows = {(r["group"], views.plain(r["label"])): r for r in data["rows"]}
     assert [g for g in dict.fromkeys(r["group"] for r in data["rows"])] == [
-        "At a glance", "Decision matrix", "Serving features", "Hardware", "Weight formats", "Quantization"]
+        "At a glance", "Decision matrix", "Serving features", "Hardware", "Weight formats", "Quantization", "Measured results"]
     speed = rows[("Decision matrix", "Speed")]
     assert speed["cmp"] == ["4", "2"] and speed["label"][0]["link"]["href"] == "matrix/#rubric-speed"
     assert any(p.get("small") == "fast kernels" for p in speed["cells"][0])
@@ -229,12 +229,13 @@ def test_compare_rows_differentiate(cat):
     assert rows[("Weight formats", "Fmt")]["cmp"] == ["partial", "partial"]
     assert rows[("Quantization", "Q8")]["cmp"] == ["yes gpu x", "yes gpu x"]
     assert rows[("Quantization", "BF")]["cmp"] == ["unknown", "unknown"]
+    assert rows[("Measured results", "Published measurements")]["cmp"] == ["4 rows in 3 comparable sets", "3 rows in 3 comparable sets"]
     # a citation or a note does not make two cells different
     cat.engines["beta"]["features"]["openai_api"] = {"value": "yes", "note": "other words", "source": "d"}
     api = next(r for r in views.compare(cat)["rows"] if views.plain(r["label"]) == "OpenAI-compatible API")
     assert api["cmp"] == ["yes", "yes"]
     html = render("compare.html", "compare/", **data)
-    assert html.count('<tbody class="iem-compare-group">') == 6 and 'data-key="maintenance"' in html
+    assert html.count('<tbody class="iem-compare-group">') == 7 and 'data-key="maintenance"' in html
 
 
 def test_compare_key_is_short_and_stable():
