@@ -463,26 +463,3 @@ def fit_table(catalog, model_id, **kw):
             })
     return rows
 
-
-def suggest(catalog, model_id, candidates_quant=None, **kw):
-    """What would make it fit: the highest-precision quantizations that fit, the GPUs needed, the longest context."""
-    ranked = [q for q in catalog.quantization.values() if q["applies_to"] == "weights"
-              and (candidates_quant is None or q["id"] in candidates_quant)]
-    ranked.sort(key=lambda q: (-q["bits_per_weight"], q["id"]))
-    fitting = []
-    for q in ranked:
-        est = estimate(catalog, model_id, q["id"], **kw)
-        if est["fits"] or est["fits_with_offload"]:
-            fitting.append({"quantization": q["id"], "name": q["name"], "weights_gb": est["weights_gb"],
-                            "offload": bool(not est["fits"]), "max_sequences": (est["capacity"] or {}).get("max_sequences")})
-    gpus_needed = None
-    base = dict(kw)
-    box = machine(catalog, base.get("gpu"), base.get("gpu_memory_gb"), base.get("gpus") or 1, base.get("memory"), base.get("ram_gb"))
-    if box["mode"] == "discrete" and box["gpu_gib"]:
-        for n in (1, 2, 4, 8, 16, 32, 64):
-            base["gpus"] = n
-            if estimate(catalog, model_id, kw.get("quantization"), **{k: v for k, v in base.items() if k != "quantization"})["fits"]:
-                gpus_needed = n
-                break
-    return {"quantizations": fitting, "gpus_needed": gpus_needed}
-
