@@ -272,3 +272,69 @@ def test_readme_calibration_table_is_current(catalog):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- calibration:start -->\n", 1)[1].split("\n<!-- calibration:end -->", 1)[0]
     assert block == markdown(catalog), "README's calibration table is stale: paste `python -m selector calibration`"
+
+
+# -- the "what fits" table and the speed bound, field by field -----------------------------------------------
+
+def test_what_fits_table_rows_are_the_estimates_in_precision_order(catalog):
+    from selector.fit import fit_table
+    kw = dict(gpu="rtx-4090", context_tokens=8192)
+    rows = fit_table(catalog, "qwen3-32b", **kw)
+    weights = sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights"),
+                     key=lambda q: (-q["bits_per_weight"], q["id"]))
+    kv = [None] + [q["id"] for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
+    assert [(r["quantization"], r["kv_cache"]) for r in rows] == [(q["id"], k) for q in weights for k in kv]
+    for r in rows:
+        est = estimate(catalog, "qwen3-32b", r["quantization"], kv_quantization=r["kv_cache"], **kw)
+        cap, speed = est["capacity"] or {}, est["speed"] or {}
+        assert r == {"quantization": r["quantization"], "name": catalog.quantization[r["quantization"]]["name"],
+                     "kv_cache": r["kv_cache"], "kv_name": catalog.quantization[r["kv_cache"]]["name"] if r["kv_cache"] else "16-bit (default)",
+                     "weights_gb": est["weights_gb"], "fits": est["fits"], "fits_with_offload": est["fits_with_offload"],
+                     "max_sequences": cap.get("max_sequences"), "max_context_tokens": cap.get("max_context_tokens"),
+                     "kv_tokens": cap.get("kv_tokens"), "decode_tokens_per_s": speed.get("decode_tokens_per_s")}
+    assert any(r["fits"] for r in rows) and not all(r["fits"] for r in rows)
+    assert any(r["kv_tokens"] for r in rows) and any(r["decode_tokens_per_s"] for r in rows)
+
+
+SPEED_KEYS = {"decode_tokens_per_s", "aggregate_tokens_per_s", "label", "basis"}
+
+
+def test_decode_bound_by_hand_on_one_gpu(catalog):
+    """Llama 3.1 8B BF16 on one H100 SXM (3350 GB/s): every step reads all the weights but the embedding table
+    (one row per token) and the KV cache."""
+    gpu = catalog.gpus["h100-sxm"]
+    embeddings = catalog.models["llama-3.1-8b"]["params"]["embeddings"] * 1e9 * 2
+    for sequences in (1, 4):
+        est = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", context_tokens=4096, concurrency=sequences)
+        speed = est["speed"]
+        assert set(speed) == SPEED_KEYS and speed["label"] == "estimate, upper bound"
+        step = est["weights_gb"] * 1e9 - embeddings + 131072 * 4096 * sequences
+        assert speed["decode_tokens_per_s"] == pytest.approx(gpu["bandwidth_gbs"] * 1e9 / step, rel=0.02)
+        assert speed["aggregate_tokens_per_s"] == pytest.approx(speed["decode_tokens_per_s"] * sequences, abs=0.05 * sequences + 0.01)
+        assert f"at {gpu['bandwidth_gbs']:g} GB/s GPU bandwidth" in speed["basis"]
+        assert f"({sequences} sequence(s) of 4096 tokens;" in speed["basis"]
+        assert "host bandwidth" not in speed["basis"]
+
+
+def test_speed_with_experts_in_host_ram_reads_them_at_host_bandwidth(catalog):
+    base = dict(gpu="rtx-4090", ram_gb=512, context_tokens=4096)
+    slow = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", ram_bandwidth_gbs=100, **base)
+    fast = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", ram_bandwidth_gbs=400, **base)
+    assert slow["offload"]["method"] == "experts" and slow["fits_with_offload"]
+    for est, bw in ((slow, 100), (fast, 400)):
+        assert set(est["speed"]) == SPEED_KEYS
+        assert f"GB at {bw:g} GB/s host bandwidth" in est["speed"]["basis"]
+    # the routed experts dominate the step: four times the host bandwidth is nearly four times the speed
+    ratio = fast["speed"]["decode_tokens_per_s"] / slow["speed"]["decode_tokens_per_s"]
+    assert 2.5 < ratio <= 4.0, ratio
+    unknown = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", **base)
+    assert unknown["speed"]["decode_tokens_per_s"] is None and unknown["speed"]["aggregate_tokens_per_s"] is None
+    assert set(unknown["speed"]) == SPEED_KEYS and "host memory bandwidth" in unknown["speed"]["basis"]
+
+
+def test_speed_without_bandwidth_says_what_to_give(catalog):
+    for est, phrase in ((estimate(catalog, "llama-3.1-8b", "bf16", gpu_memory_gb=24), "give the GPU (or its memory bandwidth)"),
+                        (estimate(catalog, "qwen3-8b", "gguf-q4-k-m", memory="cpu", ram_gb=32), "give the host memory bandwidth")):
+        assert set(est["speed"]) == SPEED_KEYS and est["speed"]["label"] == "estimate, upper bound"
+        assert est["speed"]["decode_tokens_per_s"] is None and est["speed"]["aggregate_tokens_per_s"] is None
+        assert est["speed"]["basis"].startswith(phrase)

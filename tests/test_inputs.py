@@ -11,3 +11,117 @@ def error(catalog, answers, page="selector"):
     message = str(info.value)
     assert "\n" not in message and message.startswith(f"{info.value.key}: ")
     return info.value
+
+
+def test_shown_values_are_short_and_readable():
+    from selector.inputs import _shown
+    assert _shown("x" * 58) == repr("x" * 58)  # 60 characters with the quotes: shown whole
+    assert len(repr("x" * 58)) == 60
+    assert _shown("x" * 59) == repr("x" * 59)[:57] + "..."  # 61: cut to 60
+    assert len(_shown("y" * 500)) == 60
+    assert _shown(2**300) == "a 304-bit integer"  # 76 hex digits
+    assert _shown(2**256) == "a 260-bit integer" and _shown(2**255) != "a 256-bit integer"
+    assert _shown(True) == "True" and _shown(None) == "None"
+
+
+def test_error_dict_is_json_ready_and_names_the_key():
+    import json
+    from selector.inputs import _jsonable
+    err = InputError("gpus", float("nan"), "is not a finite number", ["1"], "Number of GPUs")
+    d = err.to_dict()
+    assert d == {"key": "gpus", "value": "nan", "message": "gpus: is not a finite number", "detail": "is not a finite number",
+                 "label": "Number of GPUs", "allowed": ["1"]}
+    json.dumps(d, allow_nan=False)
+    assert InputError("gpus", 1, "bad").to_dict()["label"] == "gpus"  # no label: the key stands for it
+    odd = InputError(["a"], 1, "bad").to_dict()
+    assert odd["key"] == "['a']" and odd["message"] == "['a']: bad"
+    assert InputError("Bad Key", 1, "bad").to_dict()["message"] == "'Bad Key': bad"  # not a key shape: quoted
+    assert _jsonable("z" * 300) == "z" * 200
+    assert _jsonable(float("inf")) == "inf" and _jsonable(2.5) == 2.5 and _jsonable(7) == 7 and _jsonable(None) is None
+    assert _jsonable(2**300) == "a 304-bit integer" and _jsonable(2**200) == 2**200
+    assert _jsonable(["q" * 100]) == repr(["q" * 100])[:57] + "..."
+    assert _jsonable({"k": 1}) == "{'k': 1}"
+
+
+@pytest.mark.parametrize("value,expected", [("8", 8), (" 8 ", 8), ("08", 8), (8.0, 8), (8, 8), ("4096", 4096), (1, 1)])
+def test_whole_numbers_from_json_or_text(catalog, value, expected):
+    out = clean_answers(catalog, {"scale": "service", "gpus": value})
+    assert out["gpus"] == expected and type(out["gpus"]) is int
+
+
+@pytest.mark.parametrize("value,fragment", [
+    ("8.5", "'8.5' is not a whole number; write digits only from 1 to 4096"),
+    ("0x10", "'0x10' is not a whole number; write digits only"),
+    (8.5, "8.5 is not a whole number from 1 to 4096"),
+    (True, "True is not a whole number from 1 to 4096"),
+    (0, "0 is out of range; use a whole number from 1 to 4096"),
+    (4097, "4097 is out of range"),
+    ("9" * 41, "is not a whole number"),
+    ([8], "[8] is not a whole number"),
+])
+def test_bad_whole_numbers_name_the_value_and_the_range(catalog, value, fragment):
+    err = error(catalog, {"scale": "service", "gpus": value})
+    assert err.key == "gpus" and fragment in str(err), str(err)
+    assert err.label == "Number of GPUs"
+
+
+def test_decimals_accept_text_and_bounds_are_inclusive(catalog):
+    q = next(q for q in catalog.questions["questions"] if q["key"] == "gpu_memory_gb")
+    low, high = q["minimum"], q["maximum"]
+    for value in (low, high, str(high), f" {low} ", ".5" if low <= 0.5 else str(low)):
+        out = clean_answers(catalog, {"model": "qwen3-8b", "gpu_memory_gb": value}, "fit")
+        assert out["gpu_memory_gb"] == float(str(value).strip()), value
+    for value in ("1e3", "inf", "nan", float("inf"), float("nan"), "", "-"):
+        if value == "":
+            continue
+        err = error(catalog, {"model": "qwen3-8b", "gpu_memory_gb": value}, "fit")
+        assert err.key == "gpu_memory_gb"
+    assert "is not a finite number" in str(error(catalog, {"model": "qwen3-8b", "gpu_memory_gb": float("inf")}, "fit"))
+    assert "digits with an optional decimal point" in str(error(catalog, {"model": "qwen3-8b", "gpu_memory_gb": "1e3"}, "fit"))
+    assert "out of range" in str(error(catalog, {"model": "qwen3-8b", "gpu_memory_gb": high * 2}, "fit"))
+
+
+def test_choices_need_and_scale(catalog):
+    err = error(catalog, {"scale": "service", "need": "edge-cpu"})
+    assert err.key == "need" and "for scale 'service'" in str(err) and "edge-cpu" not in err.allowed
+    assert err.label
+    err = error(catalog, {})
+    assert err.key == "scale" and "is required" in str(err) and err.allowed == ["local", "service", "cluster"]
+    for empty in ("", []):
+        assert error(catalog, {"scale": empty}).key == "scale"
+    err = error(catalog, {"scale": "servce"})
+    assert "did you mean 'service'" in str(err)
+    err = error(catalog, {"scale": "service", "hw": "x"})
+    assert err.key == "hw" and "is not a question here" in str(err) and "hardware" in err.allowed
+
+
+def test_multi_answers_keep_order_and_drop_repeats(catalog):
+    workloads = list(catalog.questions["workloads"])
+    out = clean_answers(catalog, {"scale": "service", "workload": [workloads[1], workloads[0], workloads[1]]})
+    assert out["workload"] == [workloads[1], workloads[0]]
+    assert clean_answers(catalog, {"scale": "service", "workload": workloads[0]})["workload"] == [workloads[0]]
+    err = error(catalog, {"scale": "service", "workload": [workloads[0], "telepathy"]})
+    assert err.key == "workload" and "'telepathy' is not allowed" in str(err)
+
+
+def test_defaults_fill_unanswered_numbers(catalog):
+    out = clean_answers(catalog, {"scale": "service"})
+    defaults = {q["key"]: q["default"] for q in catalog.questions["questions"] if "default" in q and q["type"] != "choice"
+                and q.get("page", "both") in ("selector", "both")}
+    assert defaults and {k: out[k] for k in defaults} == defaults
+    assert "need" not in out
+
+
+def test_contradictions_name_the_field_to_change(catalog):
+    gpu = catalog.gpus["h100-sxm"]
+    err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "gpu_memory_gb": 80}, "fit")
+    assert err.key == "gpu_memory_gb" and f"({gpu['name']})" in str(err) and "not both" in str(err)
+    err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "bandwidth_gbs": 100}, "fit")
+    assert err.key == "bandwidth_gbs" and f"{gpu['bandwidth_gbs']:g} GB/s" in str(err)
+    err = error(catalog, {"scale": "service", "gpu": "h100-sxm", "hardware": "amd-instinct-cdna3"})
+    assert err.key == "hardware" and err.allowed == [gpu["hardware"]] and gpu["name"] in str(err)
+    err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "memory": "unified"}, "fit")
+    assert err.key == "memory" and err.allowed == ["discrete"] and "'discrete'" in str(err)
+    err = error(catalog, {"model": "qwen3-8b", "memory": "cpu", "gpu_memory_gb": 8, "ram_gb": 64}, "fit")
+    assert err.key == "gpu_memory_gb" and "CPU-only" in str(err)
+    assert clean_answers(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "memory": "discrete"}, "fit")["memory"] == "discrete"

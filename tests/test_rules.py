@@ -6,7 +6,7 @@ import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import RULES, Trace, recommend
+from selector.rules import ALSO_PRIOR, PENALTY, RULES, TREE_PRIOR, Trace, recommend
 
 CASES = load_cases()
 FIRED = set()
@@ -95,3 +95,39 @@ def test_trimmed_catalog_gives_identical_answers(catalog):
     for case in CASES:
         if case["kind"] != "invalid":
             assert recommend(small, case["answers"]) == recommend(catalog, case["answers"]), case["id"]
+
+
+# what each kind of reason may add to a score: a rule that rules out adds nothing, support gaps only take away
+POINTS_BY_KIND = {
+    "tree": lambda p: p > 0, "support": lambda p: p == 0, "partial": lambda p: p == PENALTY["partial"],
+    "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4),
+    "matrix": lambda p: -40 <= p <= 40, "tier": lambda p: p == 0, "workload": lambda p: p != 0 and -8 <= p <= 6,
+    "fallback": lambda p: p == 0, "companions": lambda p: p == 0, "fact": lambda p: p == 0,
+}
+EXCLUDING_KINDS = {"no", "status", "fit"}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["kind"] != "invalid"], ids=lambda c: c["id"])
+def test_reasons_carry_their_kind_and_points(catalog, case):
+    result = recommend(catalog, case["answers"])
+    for cand in result["candidates"]:
+        assert cand["score"] == pytest.approx(sum(r["points"] for r in cand["reasons"]), abs=0.11), cand["engine"]
+        assert cand["fallback"] == any(r["kind"] == "fallback" for r in cand["reasons"]), cand
+        for r in cand["reasons"]:
+            assert r["kind"] in POINTS_BY_KIND and POINTS_BY_KIND[r["kind"]](r["points"]), (cand["engine"], r)
+            if r["kind"] in ("partial", "gap"):
+                assert r["about"] in ("hardware", "format", "quantization"), r
+            assert r["short"] and len(r["short"]) <= len(r["text"]), r
+        for r in (r for r in cand["reasons"] if r["kind"] == "matrix"):  # "<dimension> N/5": the matrix's own score
+            dim = next(d for d in catalog.matrix.values() if r["short"] == f"{d['name'].lower()} {d['scores'][cand['engine']]['score']}/5")
+            stars = dim["scores"][cand["engine"]]["score"]
+            assert (r["points"] > 0) == (stars > 3) and (r["points"] < 0) == (stars < 3), (cand["engine"], r)
+            assert r["text"].startswith(f"{dim['name']}: {stars}/5 in the site's decision matrix"), r
+        tree = [r for r in cand["reasons"] if r["kind"] == "tree"]
+        assert len(tree) <= 1 and all(r["points"] in TREE_PRIOR + (ALSO_PRIOR,) for r in tree), tree
+    for row in result["excluded"]:
+        assert row["engine"] not in {c["engine"] for c in result["candidates"]}
+        for r in row["reasons"]:
+            assert r["kind"] in EXCLUDING_KINDS and r["points"] == 0, (row["engine"], r)
+        name = catalog.engines[row["engine"]]["name"]
+        assert row["name"] == name
