@@ -338,3 +338,78 @@ def test_speed_without_bandwidth_says_what_to_give(catalog):
         assert set(est["speed"]) == SPEED_KEYS and est["speed"]["label"] == "estimate, upper bound"
         assert est["speed"]["decode_tokens_per_s"] is None and est["speed"]["aggregate_tokens_per_s"] is None
         assert est["speed"]["basis"].startswith(phrase)
+
+
+def test_longest_context_fills_the_budget_exactly(catalog):
+    from selector.fit import longest_context
+    shape = kv_shape(catalog.models["llama-3.1-8b"])
+    for tokens in (1, 5000, 65536):
+        budget = sequence_bytes(shape, tokens)
+        assert longest_context(shape, budget, 131072) == tokens  # a budget of exactly N tokens holds N
+        assert longest_context(shape, budget - 1, 131072) == tokens - 1
+    assert longest_context(shape, sequence_bytes(shape, 10**6), 131072) == 131072  # the model's own limit
+
+
+def test_a_cpu_machine_leaves_the_system_its_reserve(catalog):
+    """Qwen3-8B in BF16 (about 15 GiB) on a CPU machine: 20 GiB of RAM minus the 8 GiB left to the system is too little."""
+    reserve = catalog.questions["fit_defaults"]["host_reserve_gib"]["value"]
+    assert reserve == 8
+    small = estimate(catalog, "qwen3-8b", "bf16", memory="cpu", ram_gb=20)
+    large = estimate(catalog, "qwen3-8b", "bf16", memory="cpu", ram_gb=32)
+    assert 12 < small["weights_gb"] / 1.073741824 < 20 - 2  # fits 20 GiB, not 20 - 8
+    assert not small["fits"] and large["fits"]
+    assert large["capacity"]["kv_budget_gib"] <= 32 - reserve
+
+
+def test_no_fit_no_speed(catalog):
+    est = estimate(catalog, "llama-3.1-405b", "bf16", gpu="h100-sxm")
+    assert not est["fits"] and not est["fits_with_offload"]
+    assert est["speed"] == {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
+                            "basis": "no speed: the model does not fit this memory"}
+
+
+def test_every_expert_counts_only_for_moe(catalog):
+    def said(est):
+        return any("Every expert counts, not only the active ones." in n for n in est["notes"])
+    assert said(estimate(catalog, "deepseek-v3", "fp8", gpu="h200", gpus=8))
+    assert not said(estimate(catalog, "llama-3.1-70b", "fp8", gpu="h200", gpus=8))
+
+
+def test_offload_without_host_ram_says_how_much_it_needs(catalog):
+    est = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpu="rtx-4090")
+    off = est["offload"]
+    assert off["method"] == "experts" and not off["fits"] and round(off["host_gib"], 2) == off["host_gib"]
+    assert off["host_gib"] == pytest.approx(off["host_gb"] / 1.073741824, abs=0.01)
+    assert any(f"it would need about {off['host_gib']:.0f} GiB of host RAM (plus 8 GiB left to the system); give the host RAM"
+               in n for n in est["notes"]), est["notes"]
+
+
+def test_dense_layers_in_host_ram_are_read_at_host_bandwidth(catalog):
+    kw = dict(gpu="rtx-4090", ram_gb=128, context_tokens=4096)
+    slow = estimate(catalog, "llama-3.1-70b", "gguf-q4-k-m", ram_bandwidth_gbs=50, **kw)
+    fast = estimate(catalog, "llama-3.1-70b", "gguf-q4-k-m", ram_bandwidth_gbs=200, **kw)
+    assert slow["offload"]["method"] == "layers" and slow["fits_with_offload"] and not slow["fits"]
+    share = slow["offload"]["host_gb"] / (slow["offload"]["host_gb"] + slow["offload"]["gpu_gb"])
+    assert 0.1 < share < 0.9
+    assert "GB at 50 GB/s host bandwidth" in slow["speed"]["basis"]
+    # the host's share is read at host speed: roughly proportional to the host bandwidth when it dominates
+    assert 1.5 < fast["speed"]["decode_tokens_per_s"] / slow["speed"]["decode_tokens_per_s"] <= 4.0
+
+
+def test_kv_cache_answer_reaches_the_estimate(catalog):
+    plain = run_fit(catalog, {"model": "qwen3-32b", "gpu": "h100-sxm", "context_tokens": 32768})
+    half = run_fit(catalog, {"model": "qwen3-32b", "gpu": "h100-sxm", "context_tokens": 32768, "kv_cache": "kv-fp8"})
+    assert half["kv_cache"] == "kv-fp8" and half["kv_cache_gb"] == pytest.approx(plain["kv_cache_gb"] / 2, rel=0.02)
+
+
+def test_unified_memory_uses_the_gpus_documented_share(catalog):
+    gpu = next(g for g in catalog.gpus.values() if g.get("gpu_usable", {}).get("fraction"))
+    est = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=gpu["id"])
+    assert est["machine"]["mode"] == "unified"
+    assert est["machine"]["gpu_usable_fraction"] == gpu["gpu_usable"]["fraction"]
+
+
+def test_a_host_memory_gpu_entry_is_a_cpu_machine(catalog):
+    cpu = next(g for g in catalog.gpus.values() if g["memory_mode"] == "host")
+    est = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=cpu["id"])
+    assert est["machine"]["mode"] == "cpu"

@@ -125,3 +125,24 @@ def test_contradictions_name_the_field_to_change(catalog):
     err = error(catalog, {"model": "qwen3-8b", "memory": "cpu", "gpu_memory_gb": 8, "ram_gb": 64}, "fit")
     assert err.key == "gpu_memory_gb" and "CPU-only" in str(err)
     assert clean_answers(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "memory": "discrete"}, "fit")["memory"] == "discrete"
+
+
+@pytest.mark.parametrize("value", ["8.5", "0x10", 8.5, True, 0, 4097, [8], float("nan"), float("-inf")])
+def test_a_number_error_keeps_the_value_and_the_question_label(catalog, value):
+    err = error(catalog, {"scale": "service", "gpus": value})
+    assert err.key == "gpus" and err.label == "Number of GPUs"
+    assert err.value is value or err.value == value
+    assert " from 1 to 4096" in str(err)  # every number question states its range
+
+
+def test_every_number_question_has_a_range(catalog):
+    """So the range is always part of a number's error message (the message without one is never used)."""
+    for q in catalog.questions["questions"]:
+        if q["type"] in ("integer", "number"):
+            assert q.get("minimum") is not None and q.get("maximum") is not None, q["key"]
+
+
+def test_decimal_error_says_how_to_write_one(catalog):
+    err = error(catalog, {"model": "qwen3-8b", "gpu_memory_gb": "eighty"}, "fit")
+    assert "'eighty' is not a number; write digits with an optional decimal point from " in str(err)
+    assert err.value == "eighty" and err.label

@@ -131,3 +131,41 @@ def test_reasons_carry_their_kind_and_points(catalog, case):
             assert r["kind"] in EXCLUDING_KINDS and r["points"] == 0, (row["engine"], r)
         name = catalog.engines[row["engine"]]["name"]
         assert row["name"] == name
+
+
+def _weights(catalog, answers, scale):
+    from selector.rules import dimension_weights
+    branch = next(b for b in catalog.tree["branches"] if b["scale"] == scale)
+    return dimension_weights(catalog, answers, branch)
+
+
+def test_matrix_weights_per_scale(catalog):
+    """What each scale weighs in the decision matrix (the rules module's table, stated once more here)."""
+    assert _weights(catalog, {}, "local") == {"ease-of-use": (3, ["local scale"]), "hardware-breadth": (2, ["local scale"]),
+                                              "model-coverage": (1, ["local scale"]), "quantization": (1, ["local scale"])}
+    assert _weights(catalog, {}, "service") == {d: (w, ["service scale"]) for d, w in {
+        "throughput": 2, "model-coverage": 2, "latency": 1, "ease-of-use": 1, "hardware-breadth": 1, "ecosystem": 1}.items()}
+    assert _weights(catalog, {}, "cluster") == {"throughput": (2, ["cluster scale"]), "large-moe": (2, ["cluster scale"]),
+                                                "prefix-reuse": (1, ["cluster scale"])}
+
+
+def test_matrix_weights_follow_the_answers(catalog):
+    moe = catalog.models["deepseek-v3"]
+    w = _weights(catalog, {"model": "deepseek-v3", "workload": ["shared-prefix"], "quantization": "fp8",
+                           "_hardware": "amd-instinct-cdna3"}, "cluster")
+    assert w["large-moe"] == (6, ["cluster scale", f"{moe['name']} is a {moe['total_params_b']:g}B mixture of experts"])
+    assert w["prefix-reuse"] == (4, ["cluster scale", "shared prefixes"])
+    assert w["quantization"] == (2, ["a quantized model or cache"])
+    assert w["hardware-breadth"][0] == 2 and w["hardware-breadth"][1][0].endswith(" hardware")
+    assert _weights(catalog, {"kv_cache": "kv-fp8"}, "cluster")["quantization"] == (2, ["a quantized model or cache"])
+    assert "hardware-breadth" not in _weights(catalog, {"_hardware": "nvidia-hopper"}, "cluster")
+    assert "large-moe" not in _weights(catalog, {"model": "llama-3.1-70b"}, "service")  # dense
+    small_moe = next(m for m in catalog.models.values() if m["architecture"] == "moe" and m["total_params_b"] < 100)
+    assert "large-moe" not in _weights(catalog, {"model": small_moe["id"]}, "service")
+    # a stated priority weighs most, and halves what the scale alone weighs
+    priority = next(iter(catalog.questions["priorities"]))
+    spec = catalog.questions["priorities"][priority]
+    w = _weights(catalog, {"priority": priority}, "service")
+    assert max(w, key=lambda d: w[d][0]) == spec["dimension"]
+    assert w[spec["dimension"]][1][-1] == f"your priority, {spec['label'].lower()}"
+    assert w["model-coverage"] == (1.0, ["service scale"]) or spec["dimension"] == "model-coverage"
