@@ -413,3 +413,45 @@ def test_a_host_memory_gpu_entry_is_a_cpu_machine(catalog):
     cpu = next(g for g in catalog.gpus.values() if g["memory_mode"] == "host")
     est = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=cpu["id"])
     assert est["machine"]["mode"] == "cpu"
+
+
+def test_memory_bars_add_up(catalog):
+    """The page's bars: on each GPU weights + reserve + KV cache + free is the GPU's memory; in host RAM the
+    offloaded weights + free is the RAM."""
+    for kw in (dict(model_id="llama-3.1-8b", quantization="bf16", gpu="h100-sxm"),
+               dict(model_id="llama-3.1-70b", quantization="fp8", gpu="h100-sxm", gpus=2),
+               dict(model_id="deepseek-r1", quantization="gguf-q4-k-m", gpu="rtx-4090", ram_gb=512)):
+        est = estimate(catalog, **kw)
+        mem = est["memory"]
+        assert set(mem) == {"unit", "device", "device_count", "host", "pool_gib"} and mem["unit"] == "GiB"
+        assert mem["device_count"] == kw.get("gpus", 1)
+        dev = mem["device"]
+        assert set(dev) == {"total", "weights", "reserve", "kv", "free"}
+        assert dev["total"] == catalog.gpus[kw["gpu"]]["memory_gib"]
+        assert dev["weights"] + dev["reserve"] + dev["kv"] + dev["free"] == pytest.approx(dev["total"], abs=0.03), dev
+        assert dev["reserve"] == 2.0 and all(round(v, 2) == v for v in dev.values())
+        if est["fits"]:
+            assert dev["kv"] == pytest.approx(est["capacity"]["kv_budget_gib"] / mem["device_count"], abs=0.01) and dev["kv"] > 0
+        if kw.get("ram_gb"):
+            host = mem["host"]
+            assert host["total"] == kw["ram_gb"] and host["weights"] == est["offload"]["host_gib"] > 100
+            assert host["weights"] + host["free"] == pytest.approx(host["total"], abs=0.01)
+        else:
+            assert mem["host"] is None
+
+
+def test_fit_output_names_the_kv_layout(catalog):
+    est = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm")
+    assert est["kv_bytes_per_token"] == 131072
+    assert any("16-bit KV cache" in n for n in est["notes"]), est["notes"]
+    assert any(n.startswith(f"Fits: {est['capacity']['kv_tokens']:,} tokens of KV cache, {est['capacity']['max_sequences']:,} sequences of 8192 tokens; the asked concurrency fits.")
+               for n in est["notes"]), est["notes"]
+    crowded = estimate(catalog, "qwen3-32b", "fp8", gpu="h100-sxm", context_tokens=32768, concurrency=16)
+    assert any(f"16 at once do not: at 16 sequences the longest context is {crowded['capacity']['max_context_tokens']:,} tokens." in n
+               for n in crowded["notes"]), crowded["notes"]
+
+
+def test_what_fits_table_uses_the_host_ram_given(catalog):
+    fit = run_fit(catalog, {"model": "deepseek-r1", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
+    row = next(r for r in fit["table"] if r["quantization"] == "gguf-q4-k-m" and r["kv_cache"] is None)
+    assert fit["fits_with_offload"] and row["fits_with_offload"] and not row["fits"]

@@ -117,11 +117,13 @@ def test_contradictions_name_the_field_to_change(catalog):
     err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "gpu_memory_gb": 80}, "fit")
     assert err.key == "gpu_memory_gb" and f"({gpu['name']})" in str(err) and "not both" in str(err)
     err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "bandwidth_gbs": 100}, "fit")
-    assert err.key == "bandwidth_gbs" and f"{gpu['bandwidth_gbs']:g} GB/s" in str(err)
+    assert err.key == "bandwidth_gbs" and f"{gpu['bandwidth_gbs']:g} GB/s" in str(err) and err.value == 100
+    labels = {q["key"]: q["label"] for q in catalog.questions["questions"]}
+    assert err.label == labels["bandwidth_gbs"] != "bandwidth_gbs"
     err = error(catalog, {"scale": "service", "gpu": "h100-sxm", "hardware": "amd-instinct-cdna3"})
     assert err.key == "hardware" and err.allowed == [gpu["hardware"]] and gpu["name"] in str(err)
     err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "memory": "unified"}, "fit")
-    assert err.key == "memory" and err.allowed == ["discrete"] and "'discrete'" in str(err)
+    assert err.key == "memory" and err.allowed == ["discrete"] and "'discrete'" in str(err) and err.label == labels["memory"]
     err = error(catalog, {"model": "qwen3-8b", "memory": "cpu", "gpu_memory_gb": 8, "ram_gb": 64}, "fit")
     assert err.key == "gpu_memory_gb" and "CPU-only" in str(err)
     assert clean_answers(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "memory": "discrete"}, "fit")["memory"] == "discrete"
