@@ -7,8 +7,9 @@ a mutants/ folder. Results are kept there: a second run only checks what changed
     python tests/mutation/mutmut_run.py [--sample N] [--seed S] [--max-children 2] [--min-score 90]
 
 --sample N checks N mutants per module drawn at random (seeded: the same N and seed give the same mutants)
-instead of all of them (about 6,000; a full run takes hours on two shared cores). The score is
-killed / (all checked): "no tests" and "survived" both count against it, "timeout" counts as killed.
+instead of all of them (about 6,000; a full run takes hours on two shared cores). Mutants already killed
+are not run again; every other one is (tests may have been added since). The score is killed / checked:
+"no tests" and "survived" both count against it, "timeout" counts as killed.
 Exit status 1 when a module is under --min-score.
 """
 
@@ -64,6 +65,19 @@ def module_of(name):
     return next((m for m in MODULES if name.startswith(m + ".")), None)
 
 
+def choose(known, sample, seed):
+    """Every mutant of the three modules, or `sample` of each drawn with `seed` (the same draw every time)."""
+    names = sorted(n for n in known if module_of(n))
+    if not sample:
+        return names
+    rng = random.Random(seed)
+    out = []
+    for module in MODULES:
+        mine = [n for n in names if module_of(n) == module]
+        out += rng.sample(mine, min(sample, len(mine)))
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, help="mutants per module, drawn at random (default: all)")
@@ -74,19 +88,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.no_run:
         prepare()
-        names = []
-        if args.sample:
-            # generate the mutants (and the map of which tests reach which function) without checking any
-            mutmut("run", "--max-children", str(args.max_children), "selector.inputs.x__no_such_mutant*", check=False)
-            every = sorted(results())
-            rng = random.Random(args.seed)
-            for module in MODULES:
-                mine = [n for n in every if module_of(n) == module]
-                names += rng.sample(mine, min(args.sample, len(mine)))
-        mutmut("run", "--max-children", str(args.max_children), *names, check=False)
-        chosen = set(names)
-    else:
-        chosen = set()
+        # generate the mutants (and the map of which tests reach which function) without checking any
+        mutmut("run", "--max-children", str(args.max_children), "selector.inputs.x__no_such_mutant*", check=False)
+    known = results()
+    names = choose(known, args.sample, args.seed)
+    if not args.no_run:
+        # a mutant once killed stays killed when tests are added; the others (survived, no tests, not checked) are
+        # checked (again): mutmut alone would keep a survivor's old verdict after the tests changed
+        again = [n for n in names if known.get(n) not in KILLED]
+        if again:
+            mutmut("run", "--max-children", str(args.max_children), *again, check=False)
+    chosen = set(names)
     found = results()
     if chosen:
         found = {k: v for k, v in found.items() if k in chosen}
