@@ -148,3 +148,55 @@ def test_decimal_error_says_how_to_write_one(catalog):
     err = error(catalog, {"model": "qwen3-8b", "gpu_memory_gb": "eighty"}, "fit")
     assert "'eighty' is not a number; write digits with an optional decimal point from " in str(err)
     assert err.value == "eighty" and err.label
+
+
+def test_more_contradictions_keep_value_label_and_allowed(catalog):
+    labels = {q["key"]: q["label"] for q in catalog.questions["questions"]}
+    err = error(catalog, {"scale": "service", "gpu": "h100-sxm", "hardware": "amd-instinct-cdna3"})
+    assert err.value == "amd-instinct-cdna3" and err.label == labels["hardware"]
+    assert str(err).startswith(f"hardware: {catalog.name_of('hardware', 'amd-instinct-cdna3')} does not match the GPU ")
+    err = error(catalog, {"model": "qwen3-8b", "memory": "cpu", "gpu_memory_gb": 8, "ram_gb": 64}, "fit")
+    assert str(err) == "gpu_memory_gb: a CPU-only machine has no GPU memory; give the host RAM instead"
+    assert err.value == 8 and err.label == labels["gpu_memory_gb"]
+    host = next(g for g in catalog.gpus.values() if g["memory_mode"] == "host")
+    err = error(catalog, {"model": "qwen3-8b", "gpu": host["id"], "memory": "discrete"}, "fit")
+    assert err.allowed == ["cpu"] and err.label == labels["memory"] and f"{host['name']} has host memory; choose 'cpu'" in str(err)
+
+
+def test_kv_cache_an_engine_documents_as_no(catalog):
+    """TensorRT-LLM on Hopper: the KV precisions it does document are offered instead."""
+    engine = catalog.engines["tensorrt-llm"]
+    err = error(catalog, {"model": "qwen3-8b", "gpu": "h100-sxm", "kv_cache": "kv-int4", "engine": "tensorrt-llm"}, "fit")
+    ok = sorted({r["id"] for r in engine["quantization"] if r["support"] != "no" and "nvidia-hopper" in r["hardware"]
+                 and catalog.quantization[r["id"]]["applies_to"] == "kv-cache"})
+    label = next(q["label"] for q in catalog.questions["questions"] if q["key"] == "kv_cache")
+    assert ok and err.key == "kv_cache" and err.allowed == ok and err.label == label != "kv_cache"
+    assert str(err).endswith(f"use {', '.join(ok)}") and f"on {catalog.name_of('hardware', 'nvidia-hopper')}" in str(err)
+
+
+def test_only_scale_is_required(catalog):
+    """So clean_answers' "is required" branch for other questions is never taken with today's questions."""
+    assert [q["key"] for q in catalog.questions["questions"] if q.get("required")] == ["scale"]
+
+
+def test_option_lists(catalog):
+    from selector.inputs import options
+    gpus = options(catalog, "gpus")
+    order = [(catalog.gpus[g]["hardware"], -catalog.gpus[g]["memory_gib"], g) for g in gpus]
+    assert order == sorted(order) and len(gpus) == len(catalog.gpus)
+    h100 = [g for g in gpus if catalog.gpus[g]["hardware"] == "nvidia-hopper"]
+    assert [catalog.gpus[g]["memory_gib"] for g in h100] == sorted((catalog.gpus[g]["memory_gib"] for g in h100), reverse=True)
+    assert options(catalog, "memory-modes") == list(catalog.questions["memory_modes"])
+    assert options(catalog, "tree-needs", "local") == [leaf["need"] for b in catalog.tree["branches"] if b["scale"] == "local"
+                                                        for leaf in b["leaves"]]
+    assert set(options(catalog, "tree-needs")) >= set(options(catalog, "tree-needs", "service"))
+    assert options(catalog, "kv-quantization") and all(catalog.quantization[q]["applies_to"] == "kv-cache"
+                                                       for q in options(catalog, "kv-quantization"))
+    assert options(catalog, "engines") == sorted(e for e, v in catalog.engines.items() if v["kind"] == "engine")
+    with pytest.raises(KeyError):
+        options(catalog, "colours")
+
+
+def test_choice_errors_carry_the_label(catalog):
+    err = error(catalog, {"scale": "service", "hardware": "nvidia-hoper"})
+    assert err.label == "Hardware" and "nvidia-hopper" in err.allowed

@@ -169,3 +169,21 @@ def test_matrix_weights_follow_the_answers(catalog):
     assert max(w, key=lambda d: w[d][0]) == spec["dimension"]
     assert w[spec["dimension"]][1][-1] == f"your priority, {spec['label'].lower()}"
     assert w["model-coverage"] == (1.0, ["service scale"]) or spec["dimension"] == "model-coverage"
+
+
+def test_quantization_support_reads_the_engines_rows(catalog):
+    from selector.rules import quantization_support
+    seen = set()
+    for engine in catalog.engines.values():
+        rows = engine.get("quantization", [])
+        for q in catalog.quantization:
+            mine = [r for r in rows if r["id"] == q]
+            for hw in catalog.hardware:
+                on = [r for r in mine if hw in r["hardware"]]
+                state, row = quantization_support(catalog, engine, q, hw)
+                assert (state, row) == ((on[0]["support"], on[0]) if on else ("unknown", None)), (engine["id"], q, hw)
+                seen.add(state)
+            state, row = quantization_support(catalog, engine, q, None)  # any hardware: the best documented
+            best = next((s for s in ("yes", "partial", "no") if any(r["support"] == s for r in mine)), "unknown")
+            assert state == best and (row is None) == (best == "unknown") and (row is None or row["support"] == best)
+    assert seen == {"yes", "partial", "no", "unknown"}
