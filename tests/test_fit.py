@@ -403,10 +403,15 @@ def test_kv_cache_answer_reaches_the_estimate(catalog):
 
 
 def test_unified_memory_uses_the_gpus_documented_share(catalog):
-    gpu = next(g for g in catalog.gpus.values() if g.get("gpu_usable", {}).get("fraction"))
-    est = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=gpu["id"])
-    assert est["machine"]["mode"] == "unified"
-    assert est["machine"]["gpu_usable_fraction"] == gpu["gpu_usable"]["fraction"]
+    """Every Apple entry documents today's default (0.75); a GPU documenting another share gets its own."""
+    import copy
+    from selector.catalog import Catalog
+    gpu_id = next(g for g, v in catalog.gpus.items() if v.get("gpu_usable", {}).get("fraction"))
+    raw = copy.deepcopy(catalog.raw)
+    raw["gpus"][gpu_id]["gpu_usable"]["fraction"] = 0.6
+    est = estimate(Catalog(raw), "qwen3-8b", "gguf-q4-k-m", gpu=gpu_id)
+    assert est["machine"]["mode"] == "unified" and est["machine"]["gpu_usable_fraction"] == 0.6
+    assert estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=gpu_id)["machine"]["gpu_usable_fraction"] == 0.75
 
 
 def test_a_host_memory_gpu_entry_is_a_cpu_machine(catalog):
@@ -455,3 +460,39 @@ def test_what_fits_table_uses_the_host_ram_given(catalog):
     fit = run_fit(catalog, {"model": "deepseek-r1", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
     row = next(r for r in fit["table"] if r["quantization"] == "gguf-q4-k-m" and r["kv_cache"] is None)
     assert fit["fits_with_offload"] and row["fits_with_offload"] and not row["fits"]
+
+
+def test_memory_bars_weights_and_the_cpu_machine(catalog):
+    one = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm")
+    assert one["memory"]["device"]["weights"] == pytest.approx(one["weights_gb"] / 1.073741824, abs=0.006)
+    cpu = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", memory="cpu", ram_gb=64)
+    mem = cpu["memory"]
+    assert mem["device"] is None and mem["device_count"] == 0
+    host = mem["host"]
+    assert set(host) == {"total", "weights", "reserve", "kv", "free"} and host["total"] == 64
+    assert host["weights"] == pytest.approx(cpu["weights_gb"] / 1.073741824, abs=0.006) and host["reserve"] > 0
+    assert host["kv"] == cpu["capacity"]["kv_budget_gib"] > 0
+    assert host["weights"] + host["reserve"] + host["kv"] + host["free"] == pytest.approx(64, abs=0.03)
+    assert cpu["available_gb"] == pytest.approx(64 * 1.073741824, abs=0.01)  # all of the RAM, in GB
+
+
+def test_mla_note_only_for_several_gpus(catalog):
+    one = estimate(catalog, "deepseek-v3", "fp8", gpu="h200")
+    eight = estimate(catalog, "deepseek-v3", "fp8", gpu="h200", gpus=8)
+    assert not any("MLA under tensor parallelism" in n for n in one["notes"])
+    assert any("about 8x the sequences fit" in n for n in eight["notes"])
+    dense = estimate(catalog, "llama-3.1-70b", "fp8", gpu="h200", gpus=4)
+    assert any("Tensor parallelism over 4 GPUs splits the weights and the KV heads" in n for n in dense["notes"])
+
+
+def test_fit_quotes_measurements_for_this_gpu_model_and_engine(catalog):
+    rows = [(rs, r) for rs in catalog.results.values() for r in rs["rows"] if r["gpu"] in catalog.gpus and r["model"] in catalog.models]
+    assert rows
+    rs, row = rows[0]
+    est = estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"])
+    assert est["measured"], (row["engine"], row["gpu"], row["model"])
+    assert all(row["gpu"] in m["text"] or catalog.gpus[row["gpu"]]["name"] in m["text"] for m in est["measured"])
+    other = next(e for e in catalog.engines if e != row["engine"] and not any(
+        r["engine"] == e and r["gpu"] == row["gpu"] and r["model"] == row["model"] for x in catalog.results.values() for r in x["rows"]))
+    assert estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"], engine=other)["measured"] == []
+    assert estimate(catalog, row["model"], row["weights"], gpu_memory_gb=80)["measured"] == []  # no GPU named: nothing to quote

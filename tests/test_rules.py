@@ -187,3 +187,42 @@ def test_quantization_support_reads_the_engines_rows(catalog):
             best = next((s for s in ("yes", "partial", "no") if any(r["support"] == s for r in mine)), "unknown")
             assert state == best and (row is None) == (best == "unknown") and (row is None or row["support"] == best)
     assert seen == {"yes", "partial", "no", "unknown"}
+
+
+def test_suggestions_name_the_quantization_and_only_when_it_does_not_fit(catalog):
+    said = 0
+    for case in (c for c in CASES if c["kind"] != "invalid"):
+        result = recommend(catalog, case["answers"])
+        fit = result.get("fit")
+        if fit and fit["fits"] and fit["concurrency_met"]:
+            assert result["suggestions"] == [], case["id"]  # nothing to fix
+        for s in result["suggestions"]:
+            if s.get("quantization"):
+                said += 1
+                assert catalog.quantization[s["quantization"]]["name"] in s["text"], (case["id"], s)
+    assert said >= 3
+
+
+def test_nothing_left_names_the_commonest_blocker(catalog):
+    case = next(c for c in CASES if c["id"] == "nothing-loads-tensorrt-engines-off-nvidia")
+    result = recommend(catalog, case["answers"])
+    assert not result["candidates"]
+    heads = [row["reasons"][0]["text"] for row in result["excluded"]]
+    blocker = next(w for w in result["warnings"] if "The most common blocker (" in w)
+    assert any(blocker.endswith(f"): {h}. Change that answer, or see what would make it work below.") for h in heads), blocker
+
+
+def test_measured_rows_quoted_match_the_answer(catalog):
+    case = next(c for c in CASES if c["id"] == "measured-deepseek-r1-b200")
+    answers = case["answers"]
+    result = recommend(catalog, answers)
+    quoted = [m for c in result["candidates"] for m in c["measured"]]
+    assert quoted
+    gpu = catalog.gpus[answers["gpu"]]
+    for m in quoted:
+        assert gpu["name"] in m["text"] or answers["gpu"] in m["text"], m
+    # another GPU count: the rows measured on this many GPUs are no longer quoted as they were
+    fewer = recommend(catalog, {**answers, "gpus": 1})
+    assert [m["text"] for c in fewer["candidates"] for m in c["measured"]] != [m["text"] for m in quoted]
+    other_model = recommend(catalog, {**answers, "model": "llama-3.1-8b"})
+    assert all("DeepSeek" not in m["text"] for c in other_model["candidates"] for m in c["measured"])
