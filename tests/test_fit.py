@@ -496,3 +496,15 @@ def test_fit_quotes_measurements_for_this_gpu_model_and_engine(catalog):
         r["engine"] == e and r["gpu"] == row["gpu"] and r["model"] == row["model"] for x in catalog.results.values() for r in x["rows"]))
     assert estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"], engine=other)["measured"] == []
     assert estimate(catalog, row["model"], row["weights"], gpu_memory_gb=80)["measured"] == []  # no GPU named: nothing to quote
+
+
+def test_what_fits_table_follows_the_engine_chosen(catalog):
+    """An engine's own memory share (vLLM's gpu-memory-utilization, SGLang's mem-fraction-static...) changes the
+    capacity, in the answer and in every row of the table alike."""
+    base = {"model": "qwen3-32b", "quantization": "bf16", "gpu": "h100-sxm"}
+    plain = run_fit(catalog, base)
+    for engine in ("vllm", "sglang"):
+        fit = run_fit(catalog, {**base, "engine": engine})
+        assert fit["capacity"]["kv_tokens"] != plain["capacity"]["kv_tokens"], engine
+        row = next(r for r in fit["table"] if r["quantization"] == "bf16" and r["kv_cache"] is None)
+        assert row["kv_tokens"] == fit["capacity"]["kv_tokens"] and row["max_sequences"] == fit["capacity"]["max_sequences"]
