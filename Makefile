@@ -74,3 +74,17 @@ bench: setup chromium
 
 clean:
 	rm -rf site .pytest_cache bench-results
+
+# Mutation testing (not part of `make test`): mutmut (requirements-mutation.txt) on selector/rules.py, fit.py and
+# inputs.py against their fast tests, a score per module; then hand-made mutations of the page scripts against
+# the browser tests (tests/mutation/js_mutations.py). At most two test processes, niced. All of mutmut's ~6,000
+# mutants take hours on two shared cores: MUTATION_ARGS="--sample 150" checks a seeded sample per module instead.
+.PHONY: mutation mutation-js
+MUTATION_ARGS ?=
+mutation: setup chromium
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-mutation.txt
+	nice -n 10 $(PY) tests/mutation/mutmut_run.py --max-children 2 $(MUTATION_ARGS); py=$$?; \
+	nice -n 10 $(PY) tests/mutation/js_mutations.py; js=$$?; exit $$(( py || js ))
+
+mutation-js: setup chromium
+	nice -n 10 $(PY) tests/mutation/js_mutations.py

@@ -49,11 +49,13 @@ def build_site(dest, site_url, extra_env=None, check=True):
 
 @pytest.fixture(scope="session")
 def site_port():
-    return free_port()
+    return int(os.environ.get("IEM_SITE_PORT") or 0) or free_port()
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, site_port):
+    if os.environ.get("IEM_BUILT_SITE"):  # `make mutation`: a site built once (for IEM_SITE_PORT), then mutated
+        return Path(os.environ["IEM_BUILT_SITE"])
     dest = tmp_path_factory.mktemp("site") / "site"
     proc = build_site(dest, f"http://127.0.0.1:{site_port}/")
     dest.joinpath(".build-log").write_text(proc.stdout + proc.stderr)

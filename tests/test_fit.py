@@ -272,3 +272,239 @@ def test_readme_calibration_table_is_current(catalog):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- calibration:start -->\n", 1)[1].split("\n<!-- calibration:end -->", 1)[0]
     assert block == markdown(catalog), "README's calibration table is stale: paste `python -m selector calibration`"
+
+
+# -- the "what fits" table and the speed bound, field by field -----------------------------------------------
+
+def test_what_fits_table_rows_are_the_estimates_in_precision_order(catalog):
+    from selector.fit import fit_table
+    kw = dict(gpu="rtx-4090", context_tokens=8192)
+    rows = fit_table(catalog, "qwen3-32b", **kw)
+    weights = sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights"),
+                     key=lambda q: (-q["bits_per_weight"], q["id"]))
+    kv = [None] + [q["id"] for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
+    assert [(r["quantization"], r["kv_cache"]) for r in rows] == [(q["id"], k) for q in weights for k in kv]
+    for r in rows:
+        est = estimate(catalog, "qwen3-32b", r["quantization"], kv_quantization=r["kv_cache"], **kw)
+        cap, speed = est["capacity"] or {}, est["speed"] or {}
+        assert r == {"quantization": r["quantization"], "name": catalog.quantization[r["quantization"]]["name"],
+                     "kv_cache": r["kv_cache"], "kv_name": catalog.quantization[r["kv_cache"]]["name"] if r["kv_cache"] else "16-bit (default)",
+                     "weights_gb": est["weights_gb"], "fits": est["fits"], "fits_with_offload": est["fits_with_offload"],
+                     "max_sequences": cap.get("max_sequences"), "max_context_tokens": cap.get("max_context_tokens"),
+                     "kv_tokens": cap.get("kv_tokens"), "decode_tokens_per_s": speed.get("decode_tokens_per_s")}
+    assert any(r["fits"] for r in rows) and not all(r["fits"] for r in rows)
+    assert any(r["kv_tokens"] for r in rows) and any(r["decode_tokens_per_s"] for r in rows)
+
+
+SPEED_KEYS = {"decode_tokens_per_s", "aggregate_tokens_per_s", "label", "basis"}
+
+
+def test_decode_bound_by_hand_on_one_gpu(catalog):
+    """Llama 3.1 8B BF16 on one H100 SXM (3350 GB/s): every step reads all the weights but the embedding table
+    (one row per token) and the KV cache."""
+    gpu = catalog.gpus["h100-sxm"]
+    embeddings = catalog.models["llama-3.1-8b"]["params"]["embeddings"] * 1e9 * 2
+    for sequences in (1, 4):
+        est = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", context_tokens=4096, concurrency=sequences)
+        speed = est["speed"]
+        assert set(speed) == SPEED_KEYS and speed["label"] == "estimate, upper bound"
+        step = est["weights_gb"] * 1e9 - embeddings + 131072 * 4096 * sequences
+        assert speed["decode_tokens_per_s"] == pytest.approx(gpu["bandwidth_gbs"] * 1e9 / step, rel=0.02)
+        assert speed["aggregate_tokens_per_s"] == pytest.approx(speed["decode_tokens_per_s"] * sequences, abs=0.05 * sequences + 0.01)
+        assert f"at {gpu['bandwidth_gbs']:g} GB/s GPU bandwidth" in speed["basis"]
+        assert f"({sequences} sequence(s) of 4096 tokens;" in speed["basis"]
+        assert "host bandwidth" not in speed["basis"]
+
+
+def test_speed_with_experts_in_host_ram_reads_them_at_host_bandwidth(catalog):
+    base = dict(gpu="rtx-4090", ram_gb=512, context_tokens=4096)
+    slow = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", ram_bandwidth_gbs=100, **base)
+    fast = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", ram_bandwidth_gbs=400, **base)
+    assert slow["offload"]["method"] == "experts" and slow["fits_with_offload"]
+    for est, bw in ((slow, 100), (fast, 400)):
+        assert set(est["speed"]) == SPEED_KEYS
+        assert f"GB at {bw:g} GB/s host bandwidth" in est["speed"]["basis"]
+    # the routed experts dominate the step: four times the host bandwidth is nearly four times the speed
+    ratio = fast["speed"]["decode_tokens_per_s"] / slow["speed"]["decode_tokens_per_s"]
+    assert 2.5 < ratio <= 4.0, ratio
+    unknown = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", **base)
+    assert unknown["speed"]["decode_tokens_per_s"] is None and unknown["speed"]["aggregate_tokens_per_s"] is None
+    assert set(unknown["speed"]) == SPEED_KEYS and "host memory bandwidth" in unknown["speed"]["basis"]
+
+
+def test_speed_without_bandwidth_says_what_to_give(catalog):
+    for est, phrase in ((estimate(catalog, "llama-3.1-8b", "bf16", gpu_memory_gb=24), "give the GPU (or its memory bandwidth)"),
+                        (estimate(catalog, "qwen3-8b", "gguf-q4-k-m", memory="cpu", ram_gb=32), "give the host memory bandwidth")):
+        assert set(est["speed"]) == SPEED_KEYS and est["speed"]["label"] == "estimate, upper bound"
+        assert est["speed"]["decode_tokens_per_s"] is None and est["speed"]["aggregate_tokens_per_s"] is None
+        assert est["speed"]["basis"].startswith(phrase)
+
+
+def test_longest_context_fills_the_budget_exactly(catalog):
+    from selector.fit import longest_context
+    shape = kv_shape(catalog.models["llama-3.1-8b"])
+    for tokens in (1, 5000, 65536):
+        budget = sequence_bytes(shape, tokens)
+        assert longest_context(shape, budget, 131072) == tokens  # a budget of exactly N tokens holds N
+        assert longest_context(shape, budget - 1, 131072) == tokens - 1
+    assert longest_context(shape, sequence_bytes(shape, 10**6), 131072) == 131072  # the model's own limit
+
+
+def test_a_cpu_machine_leaves_the_system_its_reserve(catalog):
+    """Qwen3-8B in BF16 (about 15 GiB) on a CPU machine: 20 GiB of RAM minus the 8 GiB left to the system is too little."""
+    reserve = catalog.questions["fit_defaults"]["host_reserve_gib"]["value"]
+    assert reserve == 8
+    small = estimate(catalog, "qwen3-8b", "bf16", memory="cpu", ram_gb=20)
+    large = estimate(catalog, "qwen3-8b", "bf16", memory="cpu", ram_gb=32)
+    assert 12 < small["weights_gb"] / 1.073741824 < 20 - 2  # fits 20 GiB, not 20 - 8
+    assert not small["fits"] and large["fits"]
+    assert large["capacity"]["kv_budget_gib"] <= 32 - reserve
+
+
+def test_no_fit_no_speed(catalog):
+    est = estimate(catalog, "llama-3.1-405b", "bf16", gpu="h100-sxm")
+    assert not est["fits"] and not est["fits_with_offload"]
+    assert est["speed"] == {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
+                            "basis": "no speed: the model does not fit this memory"}
+
+
+def test_every_expert_counts_only_for_moe(catalog):
+    def said(est):
+        return any("Every expert counts, not only the active ones." in n for n in est["notes"])
+    assert said(estimate(catalog, "deepseek-v3", "fp8", gpu="h200", gpus=8))
+    assert not said(estimate(catalog, "llama-3.1-70b", "fp8", gpu="h200", gpus=8))
+
+
+def test_offload_without_host_ram_says_how_much_it_needs(catalog):
+    est = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpu="rtx-4090")
+    off = est["offload"]
+    assert off["method"] == "experts" and not off["fits"] and round(off["host_gib"], 2) == off["host_gib"]
+    assert off["host_gib"] == pytest.approx(off["host_gb"] / 1.073741824, abs=0.01)
+    assert any(f"it would need about {off['host_gib']:.0f} GiB of host RAM (plus 8 GiB left to the system); give the host RAM"
+               in n for n in est["notes"]), est["notes"]
+
+
+def test_dense_layers_in_host_ram_are_read_at_host_bandwidth(catalog):
+    kw = dict(gpu="rtx-4090", ram_gb=128, context_tokens=4096)
+    slow = estimate(catalog, "llama-3.1-70b", "gguf-q4-k-m", ram_bandwidth_gbs=50, **kw)
+    fast = estimate(catalog, "llama-3.1-70b", "gguf-q4-k-m", ram_bandwidth_gbs=200, **kw)
+    assert slow["offload"]["method"] == "layers" and slow["fits_with_offload"] and not slow["fits"]
+    share = slow["offload"]["host_gb"] / (slow["offload"]["host_gb"] + slow["offload"]["gpu_gb"])
+    assert 0.1 < share < 0.9
+    assert "GB at 50 GB/s host bandwidth" in slow["speed"]["basis"]
+    # the host's share is read at host speed: roughly proportional to the host bandwidth when it dominates
+    assert 1.5 < fast["speed"]["decode_tokens_per_s"] / slow["speed"]["decode_tokens_per_s"] <= 4.0
+
+
+def test_kv_cache_answer_reaches_the_estimate(catalog):
+    plain = run_fit(catalog, {"model": "qwen3-32b", "gpu": "h100-sxm", "context_tokens": 32768})
+    half = run_fit(catalog, {"model": "qwen3-32b", "gpu": "h100-sxm", "context_tokens": 32768, "kv_cache": "kv-fp8"})
+    assert half["kv_cache"] == "kv-fp8" and half["kv_cache_gb"] == pytest.approx(plain["kv_cache_gb"] / 2, rel=0.02)
+
+
+def test_unified_memory_uses_the_gpus_documented_share(catalog):
+    """Every Apple entry documents today's default (0.75); a GPU documenting another share gets its own."""
+    import copy
+    from selector.catalog import Catalog
+    gpu_id = next(g for g, v in catalog.gpus.items() if v.get("gpu_usable", {}).get("fraction"))
+    raw = copy.deepcopy(catalog.raw)
+    raw["gpus"][gpu_id]["gpu_usable"]["fraction"] = 0.6
+    est = estimate(Catalog(raw), "qwen3-8b", "gguf-q4-k-m", gpu=gpu_id)
+    assert est["machine"]["mode"] == "unified" and est["machine"]["gpu_usable_fraction"] == 0.6
+    assert estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=gpu_id)["machine"]["gpu_usable_fraction"] == 0.75
+
+
+def test_a_host_memory_gpu_entry_is_a_cpu_machine(catalog):
+    cpu = next(g for g in catalog.gpus.values() if g["memory_mode"] == "host")
+    est = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", gpu=cpu["id"])
+    assert est["machine"]["mode"] == "cpu"
+
+
+def test_memory_bars_add_up(catalog):
+    """The page's bars: on each GPU weights + reserve + KV cache + free is the GPU's memory; in host RAM the
+    offloaded weights + free is the RAM."""
+    for kw in (dict(model_id="llama-3.1-8b", quantization="bf16", gpu="h100-sxm"),
+               dict(model_id="llama-3.1-70b", quantization="fp8", gpu="h100-sxm", gpus=2),
+               dict(model_id="deepseek-r1", quantization="gguf-q4-k-m", gpu="rtx-4090", ram_gb=512)):
+        est = estimate(catalog, **kw)
+        mem = est["memory"]
+        assert set(mem) == {"unit", "device", "device_count", "host", "pool_gib"} and mem["unit"] == "GiB"
+        assert mem["device_count"] == kw.get("gpus", 1)
+        dev = mem["device"]
+        assert set(dev) == {"total", "weights", "reserve", "kv", "free"}
+        assert dev["total"] == catalog.gpus[kw["gpu"]]["memory_gib"]
+        assert dev["weights"] + dev["reserve"] + dev["kv"] + dev["free"] == pytest.approx(dev["total"], abs=0.03), dev
+        assert dev["reserve"] == 2.0 and all(round(v, 2) == v for v in dev.values())
+        if est["fits"]:
+            assert dev["kv"] == pytest.approx(est["capacity"]["kv_budget_gib"] / mem["device_count"], abs=0.01) and dev["kv"] > 0
+        if kw.get("ram_gb"):
+            host = mem["host"]
+            assert host["total"] == kw["ram_gb"] and host["weights"] == est["offload"]["host_gib"] > 100
+            assert host["weights"] + host["free"] == pytest.approx(host["total"], abs=0.01)
+        else:
+            assert mem["host"] is None
+
+
+def test_fit_output_names_the_kv_layout(catalog):
+    est = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm")
+    assert est["kv_bytes_per_token"] == 131072
+    assert any("16-bit KV cache" in n for n in est["notes"]), est["notes"]
+    assert any(n.startswith(f"Fits: {est['capacity']['kv_tokens']:,} tokens of KV cache, {est['capacity']['max_sequences']:,} sequences of 8192 tokens; the asked concurrency fits.")
+               for n in est["notes"]), est["notes"]
+    crowded = estimate(catalog, "qwen3-32b", "fp8", gpu="h100-sxm", context_tokens=32768, concurrency=16)
+    assert any(f"16 at once do not: at 16 sequences the longest context is {crowded['capacity']['max_context_tokens']:,} tokens." in n
+               for n in crowded["notes"]), crowded["notes"]
+
+
+def test_what_fits_table_uses_the_host_ram_given(catalog):
+    fit = run_fit(catalog, {"model": "deepseek-r1", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
+    row = next(r for r in fit["table"] if r["quantization"] == "gguf-q4-k-m" and r["kv_cache"] is None)
+    assert fit["fits_with_offload"] and row["fits_with_offload"] and not row["fits"]
+
+
+def test_memory_bars_weights_and_the_cpu_machine(catalog):
+    one = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm")
+    assert one["memory"]["device"]["weights"] == pytest.approx(one["weights_gb"] / 1.073741824, abs=0.006)
+    cpu = estimate(catalog, "qwen3-8b", "gguf-q4-k-m", memory="cpu", ram_gb=64)
+    mem = cpu["memory"]
+    assert mem["device"] is None and mem["device_count"] == 0
+    host = mem["host"]
+    assert set(host) == {"total", "weights", "reserve", "kv", "free"} and host["total"] == 64
+    assert host["weights"] == pytest.approx(cpu["weights_gb"] / 1.073741824, abs=0.006) and host["reserve"] > 0
+    assert host["kv"] == cpu["capacity"]["kv_budget_gib"] > 0
+    assert host["weights"] + host["reserve"] + host["kv"] + host["free"] == pytest.approx(64, abs=0.03)
+    assert cpu["available_gb"] == pytest.approx(64 * 1.073741824, abs=0.01)  # all of the RAM, in GB
+
+
+def test_mla_note_only_for_several_gpus(catalog):
+    one = estimate(catalog, "deepseek-v3", "fp8", gpu="h200")
+    eight = estimate(catalog, "deepseek-v3", "fp8", gpu="h200", gpus=8)
+    assert not any("MLA under tensor parallelism" in n for n in one["notes"])
+    assert any("about 8x the sequences fit" in n for n in eight["notes"])
+    dense = estimate(catalog, "llama-3.1-70b", "fp8", gpu="h200", gpus=4)
+    assert any("Tensor parallelism over 4 GPUs splits the weights and the KV heads" in n for n in dense["notes"])
+
+
+def test_fit_quotes_measurements_for_this_gpu_model_and_engine(catalog):
+    rows = [(rs, r) for rs in catalog.results.values() for r in rs["rows"] if r["gpu"] in catalog.gpus and r["model"] in catalog.models]
+    assert rows
+    rs, row = rows[0]
+    est = estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"])
+    assert est["measured"], (row["engine"], row["gpu"], row["model"])
+    assert all(row["gpu"] in m["text"] or catalog.gpus[row["gpu"]]["name"] in m["text"] for m in est["measured"])
+    other = next(e for e in catalog.engines if e != row["engine"] and not any(
+        r["engine"] == e and r["gpu"] == row["gpu"] and r["model"] == row["model"] for x in catalog.results.values() for r in x["rows"]))
+    assert estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"], engine=other)["measured"] == []
+    assert estimate(catalog, row["model"], row["weights"], gpu_memory_gb=80)["measured"] == []  # no GPU named: nothing to quote
+
+
+def test_what_fits_table_follows_the_engine_chosen(catalog):
+    """An engine's own memory share (vLLM's gpu-memory-utilization, SGLang's mem-fraction-static...) changes the
+    capacity, in the answer and in every row of the table alike."""
+    base = {"model": "qwen3-32b", "quantization": "bf16", "gpu": "h100-sxm"}
+    plain = run_fit(catalog, base)
+    for engine in ("vllm", "sglang"):
+        fit = run_fit(catalog, {**base, "engine": engine})
+        assert fit["capacity"]["kv_tokens"] != plain["capacity"]["kv_tokens"], engine
+        row = next(r for r in fit["table"] if r["quantization"] == "bf16" and r["kv_cache"] is None)
+        assert row["kv_tokens"] == fit["capacity"]["kv_tokens"] and row["max_sequences"] == fit["capacity"]["max_sequences"]

@@ -312,3 +312,39 @@ def test_scenario_engines_come_from_the_selector(catalog):
     for s in catalog.scenarios.values():
         from selector.rules import recommend
         assert views.scenario_engines(catalog, s)[0] == recommend(catalog, s["answers"])["candidates"][0]["engine"]
+
+
+def test_every_support_cell_is_the_engines_own_fact(cat):
+    """Each cell of the format, hardware and quantization grids says what that engine documents for that row
+    (yes, partial, no, or unknown when nothing is documented), with its note and its citation, in its own column."""
+    alpha, beta = cat.engines["alpha"], cat.engines["beta"]
+    alpha["hardware"] = [{"id": "gpu-x", "support": "partial", "note": "some kernels", "source": "d"}]
+    beta["hardware"] = []
+    beta["formats"] = [{"id": "fmt", "support": "no", "note": "not loaded", "source": "d"}]
+    beta["quantization"] = [{"id": "q8", "support": "no", "hardware": ["gpu-x"], "source": "d"},
+                            {"id": "bf", "support": "yes", "hardware": ["gpu-x"], "source": "d"}]
+    expected = {  # (grid, row name, engine): (value, note, cited)
+        ("hardware", "GPU X", "alpha"): ("partial", "some kernels", True), ("hardware", "GPU X", "beta"): ("unknown", "No source found", False),
+        ("formats", "Fmt", "alpha"): ("partial", "beta", True), ("formats", "Fmt", "beta"): ("no", "not loaded", True),
+        ("quantization", "Q8", "alpha"): ("yes", None, True), ("quantization", "Q8", "beta"): ("no", None, True),
+        ("quantization", "BF", "alpha"): ("unknown", "Not in this engine's documented schemes", False),
+        ("quantization", "BF", "beta"): ("yes", None, True),
+    }
+    seen = {}
+    for grid, t in (("hardware", views.hardware_table(cat)), ("formats", views.format_table(cat)),
+                    ("quantization", views.quant_engine_table(cat))):
+        for row in t["rows"]:
+            name = row[0]["text"] if "text" in row[0] else cell_text(row[0])
+            for engine, cell in zip(("alpha", "beta"), row[1:]):
+                facts = [p["fact"] for p in cell if "fact" in p]
+                assert len(facts) == 1, (grid, name, engine, cell)
+                cites = [p for p in cell if "cite" in p and p["cite"]] + ([facts[0]] if facts[0]["cite"] else [])
+                seen[(grid, name, engine)] = (facts[0]["value"], facts[0]["note"], bool(cites))
+                for c in cites:
+                    assert c["cite"]["url"] == "https://example.org/docs"
+                if grid == "quantization" and facts[0]["value"] != "unknown":
+                    assert {"small": "GPU X"} in cell, cell  # the hardware the entry covers
+    assert seen == expected
+    html = table_html(views.format_table(cat), "formats/")
+    assert re.search(r'data-col="alpha"[^>]*>\s*<span class="iem-support iem-partial" title="beta"', html), html
+    assert re.search(r'data-col="beta"[^>]*>\s*<span class="iem-support iem-no" title="not loaded"', html), html

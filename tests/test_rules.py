@@ -6,7 +6,7 @@ import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import RULES, Trace, recommend
+from selector.rules import ALSO_PRIOR, PENALTY, RULES, TREE_PRIOR, Trace, recommend
 
 CASES = load_cases()
 FIRED = set()
@@ -95,3 +95,134 @@ def test_trimmed_catalog_gives_identical_answers(catalog):
     for case in CASES:
         if case["kind"] != "invalid":
             assert recommend(small, case["answers"]) == recommend(catalog, case["answers"]), case["id"]
+
+
+# what each kind of reason may add to a score: a rule that rules out adds nothing, support gaps only take away
+POINTS_BY_KIND = {
+    "tree": lambda p: p > 0, "support": lambda p: p == 0, "partial": lambda p: p == PENALTY["partial"],
+    "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4),
+    "matrix": lambda p: -40 <= p <= 40, "tier": lambda p: p == 0, "workload": lambda p: p != 0 and -8 <= p <= 6,
+    "fallback": lambda p: p == 0, "companions": lambda p: p == 0, "fact": lambda p: p == 0,
+}
+EXCLUDING_KINDS = {"no", "status", "fit"}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["kind"] != "invalid"], ids=lambda c: c["id"])
+def test_reasons_carry_their_kind_and_points(catalog, case):
+    result = recommend(catalog, case["answers"])
+    for cand in result["candidates"]:
+        assert cand["score"] == pytest.approx(sum(r["points"] for r in cand["reasons"]), abs=0.11), cand["engine"]
+        assert cand["fallback"] == any(r["kind"] == "fallback" for r in cand["reasons"]), cand
+        for r in cand["reasons"]:
+            assert r["kind"] in POINTS_BY_KIND and POINTS_BY_KIND[r["kind"]](r["points"]), (cand["engine"], r)
+            if r["kind"] in ("partial", "gap"):
+                assert r["about"] in ("hardware", "format", "quantization"), r
+            assert r["short"] and len(r["short"]) <= len(r["text"]), r
+        for r in (r for r in cand["reasons"] if r["kind"] == "matrix"):  # "<dimension> N/5": the matrix's own score
+            dim = next(d for d in catalog.matrix.values() if r["short"] == f"{d['name'].lower()} {d['scores'][cand['engine']]['score']}/5")
+            stars = dim["scores"][cand["engine"]]["score"]
+            assert (r["points"] > 0) == (stars > 3) and (r["points"] < 0) == (stars < 3), (cand["engine"], r)
+            assert r["text"].startswith(f"{dim['name']}: {stars}/5 in the site's decision matrix"), r
+        tree = [r for r in cand["reasons"] if r["kind"] == "tree"]
+        assert len(tree) <= 1 and all(r["points"] in TREE_PRIOR + (ALSO_PRIOR,) for r in tree), tree
+    for row in result["excluded"]:
+        assert row["engine"] not in {c["engine"] for c in result["candidates"]}
+        for r in row["reasons"]:
+            assert r["kind"] in EXCLUDING_KINDS and r["points"] == 0, (row["engine"], r)
+        name = catalog.engines[row["engine"]]["name"]
+        assert row["name"] == name
+
+
+def _weights(catalog, answers, scale):
+    from selector.rules import dimension_weights
+    branch = next(b for b in catalog.tree["branches"] if b["scale"] == scale)
+    return dimension_weights(catalog, answers, branch)
+
+
+def test_matrix_weights_per_scale(catalog):
+    """What each scale weighs in the decision matrix (the rules module's table, stated once more here)."""
+    assert _weights(catalog, {}, "local") == {"ease-of-use": (3, ["local scale"]), "hardware-breadth": (2, ["local scale"]),
+                                              "model-coverage": (1, ["local scale"]), "quantization": (1, ["local scale"])}
+    assert _weights(catalog, {}, "service") == {d: (w, ["service scale"]) for d, w in {
+        "throughput": 2, "model-coverage": 2, "latency": 1, "ease-of-use": 1, "hardware-breadth": 1, "ecosystem": 1}.items()}
+    assert _weights(catalog, {}, "cluster") == {"throughput": (2, ["cluster scale"]), "large-moe": (2, ["cluster scale"]),
+                                                "prefix-reuse": (1, ["cluster scale"])}
+
+
+def test_matrix_weights_follow_the_answers(catalog):
+    moe = catalog.models["deepseek-v3"]
+    w = _weights(catalog, {"model": "deepseek-v3", "workload": ["shared-prefix"], "quantization": "fp8",
+                           "_hardware": "amd-instinct-cdna3"}, "cluster")
+    assert w["large-moe"] == (6, ["cluster scale", f"{moe['name']} is a {moe['total_params_b']:g}B mixture of experts"])
+    assert w["prefix-reuse"] == (4, ["cluster scale", "shared prefixes"])
+    assert w["quantization"] == (2, ["a quantized model or cache"])
+    assert w["hardware-breadth"][0] == 2 and w["hardware-breadth"][1][0].endswith(" hardware")
+    assert _weights(catalog, {"kv_cache": "kv-fp8"}, "cluster")["quantization"] == (2, ["a quantized model or cache"])
+    assert "hardware-breadth" not in _weights(catalog, {"_hardware": "nvidia-hopper"}, "cluster")
+    assert "large-moe" not in _weights(catalog, {"model": "llama-3.1-70b"}, "service")  # dense
+    small_moe = next(m for m in catalog.models.values() if m["architecture"] == "moe" and m["total_params_b"] < 100)
+    assert "large-moe" not in _weights(catalog, {"model": small_moe["id"]}, "service")
+    # a stated priority weighs most, and halves what the scale alone weighs
+    priority = next(iter(catalog.questions["priorities"]))
+    spec = catalog.questions["priorities"][priority]
+    w = _weights(catalog, {"priority": priority}, "service")
+    assert max(w, key=lambda d: w[d][0]) == spec["dimension"]
+    assert w[spec["dimension"]][1][-1] == f"your priority, {spec['label'].lower()}"
+    assert w["model-coverage"] == (1.0, ["service scale"]) or spec["dimension"] == "model-coverage"
+
+
+def test_quantization_support_reads_the_engines_rows(catalog):
+    from selector.rules import quantization_support
+    seen = set()
+    for engine in catalog.engines.values():
+        rows = engine.get("quantization", [])
+        for q in catalog.quantization:
+            mine = [r for r in rows if r["id"] == q]
+            for hw in catalog.hardware:
+                on = [r for r in mine if hw in r["hardware"]]
+                state, row = quantization_support(catalog, engine, q, hw)
+                assert (state, row) == ((on[0]["support"], on[0]) if on else ("unknown", None)), (engine["id"], q, hw)
+                seen.add(state)
+            state, row = quantization_support(catalog, engine, q, None)  # any hardware: the best documented
+            best = next((s for s in ("yes", "partial", "no") if any(r["support"] == s for r in mine)), "unknown")
+            assert state == best and (row is None) == (best == "unknown") and (row is None or row["support"] == best)
+    assert seen == {"yes", "partial", "no", "unknown"}
+
+
+def test_suggestions_name_the_quantization_and_only_when_it_does_not_fit(catalog):
+    said = 0
+    for case in (c for c in CASES if c["kind"] != "invalid"):
+        result = recommend(catalog, case["answers"])
+        fit = result.get("fit")
+        if fit and fit["fits"] and fit["concurrency_met"]:
+            assert result["suggestions"] == [], case["id"]  # nothing to fix
+        for s in result["suggestions"]:
+            if s.get("quantization"):
+                said += 1
+                assert catalog.quantization[s["quantization"]]["name"] in s["text"], (case["id"], s)
+    assert said >= 3
+
+
+def test_nothing_left_names_the_commonest_blocker(catalog):
+    case = next(c for c in CASES if c["id"] == "nothing-loads-tensorrt-engines-off-nvidia")
+    result = recommend(catalog, case["answers"])
+    assert not result["candidates"]
+    heads = [row["reasons"][0]["text"] for row in result["excluded"]]
+    blocker = next(w for w in result["warnings"] if "The most common blocker (" in w)
+    assert any(blocker.endswith(f"): {h}. Change that answer, or see what would make it work below.") for h in heads), blocker
+
+
+def test_measured_rows_quoted_match_the_answer(catalog):
+    case = next(c for c in CASES if c["id"] == "measured-deepseek-r1-b200")
+    answers = case["answers"]
+    result = recommend(catalog, answers)
+    quoted = [m for c in result["candidates"] for m in c["measured"]]
+    assert quoted
+    gpu = catalog.gpus[answers["gpu"]]
+    for m in quoted:
+        assert gpu["name"] in m["text"] or answers["gpu"] in m["text"], m
+    # another GPU count: the rows measured on this many GPUs are no longer quoted as they were
+    fewer = recommend(catalog, {**answers, "gpus": 1})
+    assert [m["text"] for c in fewer["candidates"] for m in c["measured"]] != [m["text"] for m in quoted]
+    other_model = recommend(catalog, {**answers, "model": "llama-3.1-8b"})
+    assert all("DeepSeek" not in m["text"] for c in other_model["candidates"] for m in c["measured"])

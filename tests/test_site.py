@@ -42,18 +42,38 @@ def test_build_is_strict_and_quiet(built_site):
     assert "WARNING" not in log, log
 
 
-@pytest.mark.parametrize("page", [
-    "index.html", "overview/index.html", "formats/index.html", "quantization/index.html", "models/index.html",
-    "trends/index.html", "matrix/index.html", "tree/index.html", "scenarios/index.html", "selector/index.html",
-    "fit/index.html", "engines/index.html", "figures/index.html", "sources/index.html", "freshness/index.html",
-    "contributing/index.html", "tiers/l1/index.html", "tiers/l1-5/index.html", "tiers/l2/index.html", "tiers/l3/index.html",
-])
+# every page: its own heading, and the block it exists for (a table, the form, the diagram), rendered in place
+TABLE = "<table"
+PAGES = {
+    "index.html": ("Inference Engine Map", TABLE), "overview/index.html": ("Overview", TABLE),
+    "formats/index.html": ("Model formats × engines", TABLE), "quantization/index.html": ("Quantization × engines × hardware", TABLE),
+    "models/index.html": ("Reference models", TABLE), "trends/index.html": ("Three trends that change the choice", TABLE),
+    "matrix/index.html": ("Decision matrix", TABLE), "tree/index.html": ("Decision tree", 'data-diagram="mermaid"'),
+    "scenarios/index.html": ("Scenarios: one-line answers", TABLE), "selector/index.html": ("Selector", 'id="selector-form"'),
+    "fit/index.html": ("Will it fit?", 'id="selector-form"'), "engines/index.html": ("Engines and systems", 'href="vllm/"'),
+    "figures/index.html": ("Headline figures", TABLE), "sources/index.html": ("Sources", TABLE),
+    "freshness/index.html": ("Freshness", TABLE), "contributing/index.html": ("Contributing", TABLE),
+    "tiers/l1/index.html": ("L1 Local and single machine", TABLE), "tiers/l1-5/index.html": ("L1.5 Heterogeneous offload", TABLE),
+    "tiers/l2/index.html": ("L2 High-performance serving", TABLE), "tiers/l3/index.html": ("L3 Distributed and disaggregated", TABLE),
+}
+
+
+@pytest.mark.parametrize("page", list(PAGES))
 def test_page_exists_with_content(built_site, page):
+    heading, block = PAGES[page]
     path = built_site / page
     assert path.is_file()
     text = path.read_text(encoding="utf-8")
     assert "{{" not in text_of(path), "an unrendered macro"
     assert '<meta http-equiv="Content-Security-Policy"' in text
+    article = re.search(r"<article[^>]*>(.*?)</article>", text, re.S)
+    assert article, "no article"
+    body = article.group(1)
+    h1 = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
+    assert h1 and html.unescape(re.sub(r"<[^>]+>", "", h1.group(1))).replace("¶", "").strip() == heading
+    assert "<!--iem" not in body, "a macro placeholder left in place"
+    assert block in body, f"{page} lost {block!r}"
+    assert len(html.unescape(re.sub(r"<[^>]+>", " ", body)).split()) >= 300, "fewer than 300 words of content"
 
 
 def test_every_engine_has_a_page_with_its_facts(built_site, catalog):
@@ -116,9 +136,32 @@ def test_sources_page_lists_every_citation(built_site, catalog):
         assert html.escape(src["url"]) in page, src["url"]
 
 
-def test_tgi_is_flagged_as_maintenance(built_site):
-    assert "maintenance" in text_of(built_site / "engines" / "tgi" / "index.html")
-    assert "maintenance" in text_of(built_site / "tiers" / "l2" / "index.html")
+def test_engines_not_active_are_flagged_where_they_are_listed(built_site, catalog):
+    """TGI (maintenance) and any engine not active: a warning naming its status, date and successors on its own page,
+    its tier page and the overview; an active engine has none of these."""
+    assert catalog.engines["tgi"]["status"]["value"] == "maintenance"
+    overview = (built_site / "overview" / "index.html").read_text(encoding="utf-8")
+    overview = overview[overview.index("<article"):]  # not the navigation's links
+    flagged = 0
+    for engine in catalog.engines.values():
+        status = engine["status"]
+        own = (built_site / "engines" / engine["id"] / "index.html").read_text(encoding="utf-8")
+        tier = text_of(built_site / "tiers" / engine["tier"].lower().replace(".", "-") / "index.html")
+        row = re.search(rf'<a href="../engines/{re.escape(engine["id"])}/"[^>]*>.*?</tr>', overview, re.S).group(0)
+        if status["value"] == "active":
+            assert '<div class="admonition warning">' not in own.split('<table class="iem-table iem-facts"')[0], engine["id"]
+            assert "iem-warn" not in row, engine["id"]
+            continue
+        flagged += 1
+        admonition = re.search(r'<div class="admonition warning">(.*?)</div>', own, re.S)
+        assert admonition, engine["id"]
+        said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", admonition.group(1))).split())
+        assert f"{engine['name']} is in {status['value']} mode since {status['since']}" in said, said
+        for successor in status.get("successors", []):
+            assert catalog.engines[successor]["name"] in said, (engine["id"], successor, said)
+        assert f"⚠ {status['value'].capitalize()} since {status['since']}" in tier, engine["id"]
+        assert f"⚠ {status['value']} since {status['since']}" in html.unescape(row), engine["id"]
+    assert flagged >= 1
 
 
 def selector_file(site, key):
