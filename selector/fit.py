@@ -339,7 +339,12 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
         how = "routed experts in host RAM and computed on the CPU; attention, shared and dense layers on the GPU"
     else:
         method = "layers" if not engine or "layers" in methods or not methods else sorted(methods)[0]
-        room = (fraction * device if of == "total" else device) - reserve - one_seq / shards
+        # the most weights a GPU can keep and still hold one sequence's KV cache under the engine's share
+        # (one byte of slack so the budget below is not a hair short through rounding)
+        if of == "total":
+            room = fraction * device - reserve - one_seq / shards - 1
+        else:  # a share of what is free after the weights: the free part must be one sequence / fraction
+            room = device - reserve - one_seq / shards / fraction - 1
         gpu_part = min(total, max(0.0, room) * g)
         host = total - gpu_part
         how = ("the layers that do not fit stay in host RAM" +

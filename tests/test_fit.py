@@ -1,6 +1,8 @@
 """The capacity planner: KV arithmetic by hand, weights by tensor group against published checkpoints,
 capacity instead of a gate, memory modes, offload, and the decode-speed bound against measurements."""
 
+import json
+
 import pytest
 
 from selector.api import run_fit
@@ -508,3 +510,91 @@ def test_what_fits_table_follows_the_engine_chosen(catalog):
         assert fit["capacity"]["kv_tokens"] != plain["capacity"]["kv_tokens"], engine
         row = next(r for r in fit["table"] if r["quantization"] == "bf16" and r["kv_cache"] is None)
         assert row["kv_tokens"] == fit["capacity"]["kv_tokens"] and row["max_sequences"] == fit["capacity"]["max_sequences"]
+
+
+# -- the arithmetic in words, and offload under both kinds of memory share ------------------------------------
+
+def test_offload_leaves_one_sequence_under_either_kind_of_share(catalog):
+    """Layer offload keeps on each GPU only what leaves one sequence's KV cache under the engine's share. For
+    a share of the memory left after the weights (LMDeploy, TensorRT-LLM) the free part must be one sequence
+    divided by the share; planning it as for a share of the total left every such engine short of room."""
+    for engine, of in (("lmdeploy", "free-after-weights"), ("tensorrt-llm", "free-after-weights"), ("vllm", "total")):
+        e = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=2, gpu_memory_gb=24, ram_gb=512, engine=engine)
+        assert e["assumptions"]["fraction_of"] == of
+        assert e["fits_with_offload"] and not e["fits"], (engine, e["notes"])
+        # the GPU keeps as much as it can: room for exactly one sequence, not two
+        assert e["capacity"]["max_sequences"] == 1 and e["capacity"]["max_context_tokens"] == 8192, engine
+    streaming = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=2, gpu_memory_gb=24, ram_gb=512, engine="tensorrt-llm")
+    assert streaming["offload"]["method"] == "weights-streaming"
+    assert ("fits with offload (the layers that do not fit stay in host RAM and are copied to the GPU for each step): "
+            f"{streaming['offload']['gpu_gb']:.1f} GB of weights on the GPU(s)") in " ".join(streaming["notes"])
+    layers = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=2, gpu_memory_gb=24, ram_gb=512, engine="lmdeploy")
+    assert "(the layers that do not fit stay in host RAM, computed on the CPU)" in " ".join(layers["notes"])
+
+
+def test_expert_offload_on_two_gpus_in_numbers_and_words(catalog):
+    e = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=2, gpu_memory_gb=24, ram_gb=512)
+    notes = e["notes"]
+    # the GPU part is everything but the routed experts: 405.84 - 395.61 = 10.23 GB over two GPUs
+    assert e["offload"]["gpu_gb"] == 10.23 and e["memory"]["device"]["weights"] == round(10.23e9 / 2 / GIB, 2) == 4.76
+    assert any(n.startswith("Does not fit in GPU memory, but fits with offload (routed experts in host RAM and computed on the "
+                            "CPU; attention, shared and dense layers on the GPU): 10.2 GB of weights on the GPU(s), 368 GiB in "
+                            "host RAM of 512 GiB.") for n in notes), notes
+    assert ("The model ships in FP8 (E4M3 / E5M2); GGUF Q4_K_M needs a quantized checkpoint or on-the-fly quantization."
+            in notes)
+    assert any(n.startswith("Memory per GPU: no engine named, so a 0.9 share, vLLM's default, less 2 GiB runtime reserve")
+               for n in notes), notes
+    # a runtime reserve on each of the two GPUs: 2 x 2 GiB = 4.29 GB, counted once in what is required
+    assert e["overhead_gb"] == 4.29
+    assert e["required_gb"] == pytest.approx(e["weights_gb"] + e["kv_cache_gb"] + e["overhead_gb"], abs=0.02)
+    # the browser shows what the JSON carries: the reserve stays a number with its decimals
+    assert json.dumps(e["memory"]["device"]["reserve"]) == "2.0"
+    one = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=1, gpu_memory_gb=24, ram_gb=512)
+    assert not any(n.startswith(("Tensor parallelism", "MLA under tensor parallelism")) for n in one["notes"])
+
+
+def test_cpu_machine_in_words_and_without_ram(catalog):
+    e = estimate(catalog, "qwen3-8b", "bf16", memory="cpu", ram_gb=64)
+    assert any(n.startswith("Memory per machine: ") for n in e["notes"]), e["notes"]
+    bare = estimate(catalog, "qwen3-8b", "bf16", memory="cpu")  # no RAM given: the answer asks for it
+    assert not bare["fits"] and bare["capacity"] is None
+    assert "Give the GPU (or its memory) to compare the estimate with your hardware." in bare["notes"]
+
+
+def test_kv_notes_name_window_and_linear_state(catalog):
+    # gpt-oss-120b: 18 sliding layers x 8 KV heads x 64 dims x 2 (K, V) x 2 bytes = 36 KiB per token, 128-token window
+    oss = estimate(catalog, "gpt-oss-120b", "mxfp4", gpu="h100-sxm")
+    assert oss["notes"][1].startswith("KV cache (16-bit KV cache): 36.0 KiB per token for the layers that grow with the "
+                                      "context, plus 36.0 KiB per token up to the 128-token window; one sequence of ")
+    # Qwen3-Next: 36 linear-attention layers x 1072 KiB of state = 0.037 GiB per sequence, whatever the length
+    nxt = estimate(catalog, "qwen3-next-80b-a3b", "bf16", gpu="h100-sxm", gpus=2)
+    assert nxt["notes"][1].startswith("KV cache (16-bit KV cache): 24.0 KiB per token for the layers that grow with the "
+                                      "context, plus 0.037 GiB of linear-attention state per sequence; ")
+
+
+def test_chunked_attention_counts_as_windowed(catalog):
+    """Llama 4 Scout: chunked-attention layers keep at most one 8192-token chunk, like a sliding window."""
+    shape = kv_shape(catalog.models["llama-4-scout"])
+    assert shape["windowed_per_token"] == 36 * 8 * 128 * 2 * 2 and shape["window"] == 8192
+    assert shape["per_token"] == 12 * 8 * 128 * 2 * 2 and shape["per_sequence"] == 0
+
+
+def test_layer_kinds_default_to_none(catalog):
+    """A model that lists only some kinds of layer has none of the others: no full layer is assumed, no linear
+    state without linear layers."""
+    model = json.loads(json.dumps(catalog.models["gpt-oss-120b"]))
+    model["attention"]["layers"] = {"sliding": model["attention"]["layers"]["sliding"]}
+    model["attention"]["linear_state_kib"] = 1072
+    shape = kv_shape(model)
+    assert shape["per_token"] == 0 and shape["per_sequence"] == 0 and shape["windowed_per_token"] > 0
+
+
+def test_kv_precision_reaches_the_bytes_per_token(catalog):
+    model = catalog.models["llama-3.1-8b"]
+    assert kv_bytes_per_token(model, 8) == kv_bytes_per_token(model) // 2 == 65536
+    assert estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", kv_quantization="kv-fp8")["kv_bytes_per_token"] == 65536
+
+
+def test_context_is_capped_at_a_hundred_million_tokens(catalog):
+    e = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", context_tokens=10**12)
+    assert e["context_tokens"] == 10**8
