@@ -598,3 +598,37 @@ def test_kv_precision_reaches_the_bytes_per_token(catalog):
 def test_context_is_capped_at_a_hundred_million_tokens(catalog):
     e = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", context_tokens=10**12)
     assert e["context_tokens"] == 10**8
+
+
+def test_dense_model_offloads_layers_with_an_engine_that_can_do_both(catalog):
+    """llama.cpp offloads layers or experts: a dense model that does not fit offloads layers."""
+    e = estimate(catalog, "llama-3.1-70b", "bf16", gpu_memory_gb=24, ram_gb=256, engine="llama-cpp")
+    assert e["offload"]["method"] == "layers" and e["fits_with_offload"]
+
+
+def test_two_gpus_add_memory_bandwidth_and_table_rows(catalog):
+    one = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", gpus=1)
+    two = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", gpus=2)
+    # 2 x 80 GiB = 171.8 GB available
+    assert two["available_gb"] == round(2 * 80 * GIB / 1e9, 2) == 171.8
+    # tensor parallelism reads each GPU's share of the weights at each GPU's bandwidth: faster than one GPU
+    assert two["speed"]["decode_tokens_per_s"] > 1.5 * one["speed"]["decode_tokens_per_s"]
+    # the what-fits table is worked out for the GPUs asked: Llama 3.1 70B in BF16 fits two H100s, not one
+    def bf16(gpus):
+        table = estimate(catalog, "llama-3.1-70b", "fp8", gpu="h100-sxm", gpus=gpus, with_table=True)["table"]
+        return next(r for r in table if r["quantization"] == "bf16" and r["kv_cache"] is None)
+    assert bf16(2)["fits"] and not bf16(1)["fits"]
+
+
+def test_measured_rows_are_of_the_model_asked(catalog):
+    e = estimate(catalog, "llama-2-7b", "gguf-q4-0", gpu="rtx-4090")
+    assert e["measured"] and all("Llama 2 7B in GGUF Q4_0" in r["text"] for r in e["measured"]), e["measured"]
+    other = estimate(catalog, "llama-2-70b", "gguf-q4-0", gpu="rtx-4090")
+    assert all("Llama 2 70B" in r["text"] for r in other["measured"]), other["measured"]
+
+
+def test_cpu_entry_reads_at_its_own_memory_bandwidth(catalog):
+    """A CPU chosen from the list (memory mode host) reads at its own memory bandwidth."""
+    entry = catalog.gpus["amd-epyc-9654"]
+    e = estimate(catalog, "llama-3.1-8b", "gguf-q4-k-m", gpu="amd-epyc-9654", ram_gb=384)
+    assert e["machine"]["mode"] == "cpu" and e["machine"]["ram_bandwidth_gbs"] == entry["bandwidth_gbs"]
