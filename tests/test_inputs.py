@@ -200,3 +200,20 @@ def test_option_lists(catalog):
 def test_choice_errors_carry_the_label(catalog):
     err = error(catalog, {"scale": "service", "hardware": "nvidia-hoper"})
     assert err.label == "Hardware" and "nvidia-hopper" in err.allowed
+
+
+def test_an_unknown_question_lists_every_question_of_the_page(catalog):
+    """The selector page has more questions than a short list shows: the message names all of them."""
+    from selector.inputs import questions_for
+    keys = list(questions_for(catalog, "selector"))
+    assert len(keys) > 12
+    err = error(catalog, {"scale": "service", "colour": "red"})
+    assert err.key == "colour" and err.allowed == keys
+    assert all(repr(k) in str(err) for k in keys) and "more" not in str(err)
+
+
+def test_gpu_and_memory_both_given_names_the_memory_field(catalog):
+    label = next(q["label"] for q in catalog.questions["questions"] if q["key"] == "gpu_memory_gb")
+    err = error(catalog, {"model": "llama-3.1-8b", "gpu": "h100-sxm", "gpu_memory_gb": 80}, page="fit")
+    assert err.key == "gpu_memory_gb" and err.label == label and err.to_dict()["label"] == label
+    assert "give either a GPU from the list (NVIDIA H100 SXM) or the memory per GPU, not both" in str(err)
