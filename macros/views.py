@@ -119,19 +119,21 @@ def plain(cell):
     return " ".join(x for x in out if x.strip())
 
 
-def table(headers, rows, cls="iem-table", caption=None, table_id=None, cols=None, stack=False):
+def table(headers, rows, cls="iem-table", caption=None, table_id=None, cols=None, stack=False, search=None):
     """A table as data: header cells and rows of cells, each cell a list of parts; column 0 is the row header.
 
     ``cols`` names the data columns (engine ids): every cell of a column carries its id, and a table with
     ``PICK_MIN`` or more of them gets an engine picker (``?engines=a,b``). ``stack``: on phones each row
-    becomes a card, its cells labelled with their column headers (``labels``, the headers' plain text)."""
+    becomes a card, its cells labelled with their column headers (``labels``, the headers' plain text).
+    ``search``: whether the site search indexes it (default: all but wide tables, whose cells repeat the
+    engine pages; the index is loaded and parsed on every page)."""
     headers = [h if isinstance(h, list) else [text(h)] for h in headers]
     labels = [plain(h) for h in headers]
     picker = [{"id": c, "label": label} for c, label in zip(cols, labels[1:])] if cols and len(cols) >= PICK_MIN else None
     return {"headers": headers, "rows": [[c if isinstance(c, list) else [c] for c in row] for row in rows],
             "cls": cls + (" iem-stack" if stack else ""), "caption": caption, "id": table_id, "labels": labels,
             "cols": list(cols) if cols else None, "picker": picker, "wide": len(headers) >= WIDE_MIN or bool(cols),
-            "stack": stack}
+            "stack": stack, "search": search}
 
 
 def figure_rows(catalog, entry, figures):
@@ -569,7 +571,9 @@ def sources_table(catalog):
     for collection, entry_id, _key, s in catalog.all_sources():
         rows.append([ext_link(s["url"], s["title"]), text(s["kind"]), text(s.get("published", "")), text(s["as_of"]),
                      owner_link(catalog, collection, entry_id)])
-    return table(["Source", "Kind", "Published", "Checked", "Cited by"], rows, cls="iem-table iem-sources-table", stack=True)
+    # the list of every citation stays out of the search index (each engine page lists its own sources)
+    return table(["Source", "Kind", "Published", "Checked", "Cited by"], rows, cls="iem-table iem-sources-table", stack=True,
+                 search=False)
 
 
 def source_counts(catalog):
