@@ -165,7 +165,7 @@ def trim_for_selector(raw):
     return out
 
 
-def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None):
+def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None, doc_rows=None):
     """Schema problems first, then semantic checks (only on files that passed the schema).
 
     Build side only: the schemas are checked with the ``jsonschema`` package
@@ -176,7 +176,8 @@ def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), c
     id from other files, and scenario answers (which depend on every engine), are not
     reported again as unknown or wrong.  ``unreadable`` holds ``(collection, id)`` of files
     that exist but could not be read; ``checked`` maps ``(collection, id)`` to the schema
-    problems already found while reading (see :func:`selector.files.load_data_dir`)."""
+    problems already found while reading (see :func:`selector.files.load_data_dir`), and ``doc_rows``
+    the rows of the one-document checks run there."""
     from .checks import run_checks
     from .paths import name_path
     from .validation import SchemaError, schema_set
@@ -210,7 +211,7 @@ def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), c
     follow_on = {f"; add data/{name}/{key}.yaml or fix the id" for name, key in broken if key is not None}
     selector_broken = any(name in ("engines", "matrix", "tree", "questions") for name, _ in broken)
     docs = {path: (clean.get(name) if key is None else clean[name].get(key)) for (name, key), path in files.items()}
-    for p in run_checks(clean, files, today=today):
+    for p in run_checks(clean, files, today=today, done=doc_rows):
         if any(p.message.endswith(tail) for tail in follow_on) or (selector_broken and p.check == "scenarios-answer"):
             continue
         doc = docs.get(p.file)

@@ -21,6 +21,7 @@ FEATURE_METHODS = {
     "cpu_offload": {"experts", "layers", "weights-streaming"},
 }
 CHECKS = []
+DOC_CHECKS = []  # checks that read one document at a time; see document_checks
 
 
 def check(fn):
@@ -28,33 +29,48 @@ def check(fn):
     return fn
 
 
+def doc_check(fn):
+    """A check that reads one document alone: ``fn(doc, entries, ctx)`` yields ``(path, message[, severity])``.
+
+    ``entries`` is the document's ``(path, key, value)`` walk, made once for all such checks.
+    They run where the document is read (in the worker processes that parse and schema-check a large
+    catalog), so only the checks that relate documents to each other run after every file is in."""
+    name = fn.__name__.removeprefix("check_").replace("_", "-")
+    DOC_CHECKS.append((name, fn))
+
+    def whole(data, ctx):
+        for collection, entry_id, doc in _entries(data):
+            for row in fn(doc, list(_iter_walk(doc)), ctx):
+                yield (collection, entry_id, *row)
+    whole.__name__ = fn.__name__
+    CHECKS.append((name, whole))
+    return fn
+
+
 class Ctx:
     def __init__(self, data, today):
         self.data = data
         self.today = today
+        self._ids = {}
 
     def ids(self, collection):
-        return set(self.data.get(collection, {}))
+        found = self._ids.get(collection)
+        if found is None:
+            found = self._ids[collection] = frozenset(self.data.get(collection) or {})
+        return found
 
 
-_WALKS = None  # while run_checks runs: id(document) -> (document, its entries)
-
-
-def _walk(node, path=""):
-    """(path, key, value) for every mapping entry below ``node``, depth first, in document order.
-
-    Most checks walk every document, so this is where a large catalog spends its check time:
-    while :func:`run_checks` runs, a document's entries are listed once and shared by the checks."""
-    if path or _WALKS is None:
-        return _iter_walk(node, path)
-    hit = _WALKS.get(id(node))
-    if hit is None or hit[0] is not node:
-        hit = _WALKS[id(node)] = (node, list(_iter_walk(node, path)))
-    return hit[1]
+def document_checks(collection, entry_id, doc, today):
+    """``[(check name, (collection, id, path, message[, severity]))]``: every :func:`doc_check` on one
+    document that passed its schema."""
+    ctx = Ctx({}, today)
+    entries = list(_iter_walk(doc))
+    return [(name, (collection, entry_id, *row)) for name, fn in DOC_CHECKS for row in fn(doc, entries, ctx)]
 
 
 def _iter_walk(node, path=""):
-    """The entries of :func:`_walk`, iteratively (a stack of iterators, not nested generators)."""
+    """(path, key, value) for every mapping entry below ``node``, depth first, in document order;
+    iteratively (a stack of iterators, not nested generators)."""
     stack = []
     if isinstance(node, dict):
         stack.append((iter(node.items()), path, True))
@@ -102,78 +118,72 @@ def check_id_matches_file(data, ctx):
                 yield name, key, "id", f"is {doc.get('id')!r} but the file is named {key}.yaml; make them the same"
 
 
-@check
-def check_unique_ids(data, ctx):
-    for name, entry_id, doc in _entries(data):
-        for path, key, value in _walk(doc):
-            if isinstance(value, list) and value and all(isinstance(v, dict) and "id" in v for v in value):
-                seen = set()
-                for i, item in enumerate(value):
-                    where = f"{path}.{key}" if path else key
-                    # quantization may repeat an id for another group of hardware
-                    keys = [(item["id"], hw) for hw in item["hardware"]] if "hardware" in item and isinstance(item["hardware"], list) else [(item["id"], None)]
-                    if any(k in seen for k in keys):
-                        what = "for the same hardware " if keys[0][1] is not None else ""
-                        yield name, entry_id, f"{where}[{i}].id", f"{item['id']!r} appears twice in this list {what}; merge the two entries"
-                    seen.update(keys)
-
-
-@check
-def check_sources_resolve(data, ctx):
-    for name, entry_id, doc in _entries(data):
-        keys = set((doc.get("sources") or {}))
-        for path, key, value in _walk(doc):
-            if key == "source" and isinstance(value, str) and value not in keys and not path.startswith("sources"):
-                where = f"{path}.source" if path else "source"
-                yield name, entry_id, where, (f"{value!r} is not a key of this file's `sources`{did_you_mean(value, keys)}; "
-                                              "add it under `sources:` with url, title, kind and as_of")
-
-
-@check
-def check_facts_have_sources(data, ctx):
-    for name, entry_id, doc in _entries(data):
-        for path, key, value in _walk(doc):
-            if isinstance(value, dict) and value.get("value") in ("yes", "partial", "no") and "source" not in value:
-                yield name, entry_id, f"{path}.{key}" if path else key, "states a fact without a source; add `source: KEY` or set `value: unknown`"
-
-
-@check
-def check_unused_sources(data, ctx):
-    for name, entry_id, doc in _entries(data):
-        used = {v for _, k, v in _walk(doc) if k == "source" and isinstance(v, str)}
-        for key in doc.get("sources") or {}:
-            if key not in used:
-                yield name, entry_id, f"sources.{key}", "is never cited by a fact in this file; cite it or remove it", "info"
-
-
-@check
-def check_dates(data, ctx):
-    for name, entry_id, doc in _entries(data):
-        for path, key, value in _walk(doc):
-            if key in ("as_of", "published", "since", "date", "verified") and isinstance(value, str):
-                try:
-                    day = date.fromisoformat(value)
-                except ValueError:
-                    continue  # the schema already reported it
+@doc_check
+def check_unique_ids(doc, entries, ctx):
+    for path, key, value in entries:
+        if isinstance(value, list) and value and all(isinstance(v, dict) and "id" in v for v in value):
+            seen = set()
+            for i, item in enumerate(value):
                 where = f"{path}.{key}" if path else key
-                if day > ctx.today:
-                    yield name, entry_id, where, f"{value} is in the future (today is {ctx.today}); use the date the fact was checked"
-                elif key == "as_of" and (ctx.today - day).days > STALE_DAYS:
-                    yield name, entry_id, where, f"was checked {(ctx.today - day).days} days ago; re-verify the source and update as_of", "warning"
+                # quantization may repeat an id for another group of hardware
+                keys = [(item["id"], hw) for hw in item["hardware"]] if "hardware" in item and isinstance(item["hardware"], list) else [(item["id"], None)]
+                if any(k in seen for k in keys):
+                    what = "for the same hardware " if keys[0][1] is not None else ""
+                    yield f"{where}[{i}].id", f"{item['id']!r} appears twice in this list {what}; merge the two entries"
+                seen.update(keys)
 
 
-@check
-def check_urls(data, ctx):
-    for name, entry_id, doc in _entries(data):
-        for path, key, value in _walk(doc):
-            if key in ("url", "homepage", "repository") and isinstance(value, str):
-                where = f"{path}.{key}" if path else key
-                try:
-                    parts = urlsplit(value)
-                except ValueError:  # e.g. an unclosed IPv6 bracket: https://[host
-                    parts = None
-                if parts is None or parts.scheme != "https" or not parts.netloc or "." not in parts.netloc or " " in value:
-                    yield name, entry_id, where, f"{value!r} is not a well-formed https URL"
+@doc_check
+def check_sources_resolve(doc, entries, ctx):
+    keys = set((doc.get("sources") or {}))
+    for path, key, value in entries:
+        if key == "source" and isinstance(value, str) and value not in keys and not path.startswith("sources"):
+            where = f"{path}.source" if path else "source"
+            yield where, (f"{value!r} is not a key of this file's `sources`{did_you_mean(value, keys)}; "
+                          "add it under `sources:` with url, title, kind and as_of")
+
+
+@doc_check
+def check_facts_have_sources(doc, entries, ctx):
+    for path, key, value in entries:
+        if isinstance(value, dict) and value.get("value") in ("yes", "partial", "no") and "source" not in value:
+            yield f"{path}.{key}" if path else key, "states a fact without a source; add `source: KEY` or set `value: unknown`"
+
+
+@doc_check
+def check_unused_sources(doc, entries, ctx):
+    used = {v for _, k, v in entries if k == "source" and isinstance(v, str)}
+    for key in doc.get("sources") or {}:
+        if key not in used:
+            yield f"sources.{key}", "is never cited by a fact in this file; cite it or remove it", "info"
+
+
+@doc_check
+def check_dates(doc, entries, ctx):
+    for path, key, value in entries:
+        if key in ("as_of", "published", "since", "date", "verified") and isinstance(value, str):
+            try:
+                day = date.fromisoformat(value)
+            except ValueError:
+                continue  # the schema already reported it
+            where = f"{path}.{key}" if path else key
+            if day > ctx.today:
+                yield where, f"{value} is in the future (today is {ctx.today}); use the date the fact was checked"
+            elif key == "as_of" and (ctx.today - day).days > STALE_DAYS:
+                yield where, f"was checked {(ctx.today - day).days} days ago; re-verify the source and update as_of", "warning"
+
+
+@doc_check
+def check_urls(doc, entries, ctx):
+    for path, key, value in entries:
+        if key in ("url", "homepage", "repository") and isinstance(value, str):
+            where = f"{path}.{key}" if path else key
+            try:
+                parts = urlsplit(value)
+            except ValueError:  # e.g. an unclosed IPv6 bracket: https://[host
+                parts = None
+            if parts is None or parts.scheme != "https" or not parts.netloc or "." not in parts.netloc or " " in value:
+                yield where, f"{value!r} is not a well-formed https URL"
 
 
 @check
@@ -519,15 +529,18 @@ def check_support_coverage(data, ctx):
                                                    "add a row with yes, partial or no and its source"), "info"
 
 
-def run_checks(data, files, today=None):
+def run_checks(data, files, today=None, done=None):
+    """Every check on a catalog whose documents passed their schemas: ``[Problem]``.
+
+    ``done`` maps ``(collection, id)`` to the rows :func:`document_checks` already found for that
+    document where it was read; documents not in it are checked here."""
     ctx = Ctx(data, today or date.today())
+    doc_names = {name for name, _ in DOC_CHECKS}
+    rows = [(name, row) for name, fn in CHECKS if name not in doc_names for row in fn(data, ctx)]
+    for collection, entry_id, doc in _entries(data):
+        found = done.get((collection, entry_id)) if done else None
+        rows.extend(found if found is not None else document_checks(collection, entry_id, doc, ctx.today))
     problems = []
-    global _WALKS
-    _WALKS = {}
-    try:
-        rows = [(name, row) for name, fn in CHECKS for row in fn(data, ctx)]
-    finally:
-        _WALKS = None  # nothing is cached outside a run: documents may change between runs
     for name, row in rows:
         collection, entry_id, path, message = row[:4]
         severity = row[4] if len(row) > 4 else "error"
@@ -556,19 +569,16 @@ def check_unique_names(data, ctx):
 
 
 # -- placeholders ---------------------------------------------------------------------------------
-@check
-def check_placeholders(data, ctx):
+@doc_check
+def check_placeholders(doc, entries, ctx):
     """Warnings: text still holding a ``TODO`` placeholder (``selector new`` writes them; files.py
     also warns about ``# TODO`` comments)."""
-    for name, entry_id, doc in _entries(data):
-        if "TODO" not in repr(doc):  # fast: most files have none
-            continue
-        for path, key, value in _walk(doc):
-            if isinstance(value, str) and (value.startswith("TODO") or value.endswith("example.com/TODO")):
-                where = f"{path}.{key}" if path else key
-                yield name, entry_id, where, f"still holds the placeholder {value!r}; write the real value", "warning"
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, str) and item.startswith("TODO"):
-                        where = f"{path}.{key}[{i}]" if path else f"{key}[{i}]"
-                        yield name, entry_id, where, f"still holds the placeholder {item!r}; write the real value", "warning"
+    for path, key, value in entries:
+        if isinstance(value, str) and (value.startswith("TODO") or value.endswith("example.com/TODO")):
+            where = f"{path}.{key}" if path else key
+            yield where, f"still holds the placeholder {value!r}; write the real value", "warning"
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, str) and item.startswith("TODO"):
+                    where = f"{path}.{key}[{i}]" if path else f"{key}[{i}]"
+                    yield where, f"still holds the placeholder {item!r}; write the real value", "warning"

@@ -491,15 +491,22 @@ PARALLEL_FROM = 400  # files; below this, starting worker processes costs more t
 _WORKER = {}
 
 
-def _read_batch(batch, schema_set=None):
+def _read_batch(batch, schema_set=None, today=None):
     """Read (and, given a schema set, schema-check) a batch of data files; runs in a worker process
-    for large catalogs.  Returns ``[(collection, id, rel, document or None, problems, schema problems)]``."""
-    schema_set = schema_set or _WORKER.get("schemas")
+    for large catalogs.  Returns ``[(collection, id, rel, document or None, problems, schema problems,
+    document check rows)]``: given ``today``, a document that passed its schema also goes through the
+    checks that read one document alone (:func:`selector.checks.document_checks`), here, in parallel."""
+    if schema_set is None and "schemas" in _WORKER:
+        schema_set, today = _WORKER["schemas"], _WORKER["today"]
+    document_checks = None
+    if schema_set is not None and today is not None:
+        from .checks import document_checks
     out = []
     for collection, key, path, schema_name, ref, rel in batch:
         doc, problems = read_file(path, rel, schema_ref=ref)
         found = schema_set.validate(doc, schema_name) if doc is not None and schema_set is not None else None
-        out.append((collection, key, rel, doc, problems, found))
+        rows = document_checks(collection, key, doc, today) if found == [] and document_checks else None
+        out.append((collection, key, rel, doc, problems, found, rows))
     return out
 
 
@@ -520,14 +527,14 @@ def _jobs(count):
     return max(1, min(cpus, 8))
 
 
-def _read_all(targets, rel, schema_set=None):
+def _read_all(targets, rel, schema_set=None, today=None):
     rows = [(collection, key, path, schema_name, ref, rel(path)) for collection, key, path, schema_name, ref in targets]
     jobs = _jobs(len(rows))
     if jobs > 1:
         import multiprocessing
         size = max(16, len(rows) // (jobs * 8))
         batches = [rows[i:i + size] for i in range(0, len(rows), size)]
-        _WORKER["schemas"] = schema_set  # inherited by the forked workers
+        _WORKER.update(schemas=schema_set, today=today)  # inherited by the forked workers
         try:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 return [row for batch in pool.imap(_read_batch, batches) for row in batch]
@@ -535,13 +542,13 @@ def _read_all(targets, rel, schema_set=None):
             pass
         finally:
             _WORKER.clear()
-    return _read_batch(rows, schema_set)
+    return _read_batch(rows, schema_set, today)
 
 
 def _assemble(results, problems):
     raw = {name: {} for name in COLLECTIONS}
-    files, checked = {}, {}
-    for collection, key, rel, doc, found, schema_found in results:
+    files, checked, doc_rows = {}, {}, {}
+    for collection, key, rel, doc, found, schema_found, rows in results:
         problems.extend(found)
         if doc is None:
             continue
@@ -551,7 +558,9 @@ def _assemble(results, problems):
             raw[collection][key] = doc
         files[(collection, key)] = rel
         checked[(collection, key)] = schema_found
-    return raw, files, checked
+        if rows is not None:
+            doc_rows[(collection, key)] = rows
+    return raw, files, checked, doc_rows
 
 
 def read_data_dir(data_dir):
@@ -564,7 +573,7 @@ def read_data_dir(data_dir):
     targets, problems = data_files(data_dir)
     if not targets:
         return {}, {}, problems
-    raw, files, _ = _assemble(_read_all(targets, _rel_to(data_dir.parent)), problems)
+    raw, files, _, _ = _assemble(_read_all(targets, _rel_to(data_dir.parent)), problems)
     return raw, files, problems
 
 
@@ -643,7 +652,9 @@ def load_data_dir(data_dir, today=None):
             checker = schema_set(schemas)
         except SchemaError as exc:
             schema_problems = [Problem(rel(data_dir / "schema" / exc.name), "", exc.message)]
-    raw, files, checked = _assemble(_read_all(targets, rel, checker), problems)
+    from datetime import date
+    today = today or date.today()
+    raw, files, checked, doc_rows = _assemble(_read_all(targets, rel, checker, today), problems)
     if schema_problems:
         return Catalog({}), sorted(problems + schema_problems)
     unreadable = set()
@@ -652,5 +663,5 @@ def load_data_dir(data_dir, today=None):
         if p.severity == "error" and len(parts) >= 2 and parts[-1].endswith(".yaml"):
             unreadable.add((parts[-2], parts[-1][:-5]) if parts[-2] in COLLECTIONS else (parts[-1][:-5], None))
     clean, found = validate(raw, files, schemas, today=today, schema_file=lambda n: rel(data_dir / "schema" / n),
-                            unreadable=unreadable, checked=checked)
+                            unreadable=unreadable, checked=checked, doc_rows=doc_rows)
     return Catalog(clean), sorted(problems + found)

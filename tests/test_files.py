@@ -223,6 +223,8 @@ def test_worker_processes_give_the_same_report(tmp_path):
             new = new.replace("\nkind: engine\n", "\nkind: server\n", 1)          # a schema error
         if i % 131 == 2:
             new = new.replace("\nname: Copy", "\nname: [Copy", 1)                # a YAML error
+        if i % 89 == 3:
+            new = new.replace("as_of: 2026-", "as_of: 2099-", 1)                # a one-document check, run in the worker
         (data / "engines" / f"copy-{i}.yaml").write_text(new, encoding="utf-8")
     (data / "engines" / "link.yaml").symlink_to(REAL / "engines" / "vllm.yaml")
     assert files._jobs(len(list(data.rglob("*.yaml")))) >= 1
@@ -237,3 +239,18 @@ def test_worker_processes_give_the_same_report(tmp_path):
     assert "data/engines/copy-1.yaml: kind: 'server' is not allowed" in outputs[0]
     assert re.search(r"^data/engines/copy-2\.yaml: line \d+: is not valid YAML", outputs[0], re.M)
     assert "data/engines/link.yaml: is a symbolic link" in outputs[0]
+    assert re.search(r"^data/engines/copy-3\.yaml: sources\.\S+\.as_of: 2099-\S+ is in the future", outputs[0], re.M)
+
+
+def test_document_checks_where_read_equal_checks_after():
+    """The one-document checks run where a file is read (``done``) or, for a catalog assembled
+    elsewhere, after it; both give the same problems."""
+    from datetime import date
+    from selector.checks import document_checks, run_checks, _entries
+    catalog, _ = files.load_data_dir(REAL, today=date(2026, 12, 1))
+    data = catalog.raw
+    paths = {(c, k): f"data/{c}/{k}.yaml" for c, k, _ in _entries(data)}
+    done = {(c, k): document_checks(c, k, doc, date(2027, 12, 1)) for c, k, doc in _entries(data)}
+    after = run_checks(data, paths, today=date(2027, 12, 1))
+    assert sorted(after) == sorted(run_checks(data, paths, today=date(2027, 12, 1), done=done))
+    assert any(p.check == "dates" and p.severity == "warning" for p in after)  # a year on, sources are stale
