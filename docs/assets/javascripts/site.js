@@ -1,171 +1,25 @@
 // Page glue for Inference Engine Map. Loaded as a module on every page; mounts widgets through
-// Material's document$ so instant navigation works. No selector rule lives here: the answers go to the
-// Python `selector` package running in a Pyodide module worker, and come back as JSON.
+// Material's document$ so instant navigation works. Each widget's code is imported only on a page that
+// has the widget (most pages have none), so a prose page runs this file alone. No selector rule lives
+// here: the answers go to the Python `selector` package running in a Pyodide module worker (see
+// modules/selector-page.js), and come back as JSON.
 
-import { el, siteUrl } from "./modules/dom.js";
-import * as runtime from "./modules/runtime.js";
-import { answersFromForm, answersFromQuery, fillForm, markError, queryFromAnswers, syncGpu, syncNeed } from "./modules/form.js";
-import { renderFit, renderRecommend } from "./modules/answer-view.js";
-import { mountCompare } from "./modules/compare.js";
-import { mountDiagrams } from "./modules/diagram.js";
-import { mountResults } from "./modules/results.js";
-import { mountTables } from "./modules/tables.js";
+const WIDGETS = [
+  // [module, the element that needs it, its mount function]; once loaded, a module's mount runs on every
+  // page (tables and diagrams let go of the previous page's elements there)
+  ["./modules/tables.js", ".iem-table-block, .iem-colpick", "mountTables"],
+  ["./modules/compare.js", "#compare-form", "mountCompare"],
+  ["./modules/selector-page.js", "#selector-form", "mountSelector"],
+  ["./modules/diagram.js", '[data-diagram="mermaid"]', "mountDiagrams"],
+  ["./modules/results.js", "#results-filter", "mountResults"],
+];
+const loaded = new Map();  // module path -> promise of the module
 
-const WORKER = new URL("selector-worker.js", import.meta.url);
-const ask = (op, answers) => runtime.ask(op, answers, WORKER);
-
-// ---------------------------------------------------------------------------------------------
-// While Python loads: the decision tree's answer for the scale and need in the form (rendered by the
-// build from data/tree.yaml: a lookup, not a rule).
-function showTreePreview(form, out) {
-  const previews = out.querySelectorAll("[data-preview-scale]");
-  if (!previews.length) return;
-  const scale = (form.elements.namedItem("scale") || {}).value;
-  const need = (form.elements.namedItem("need") || {}).value;
-  let shown = null;
-  for (const p of previews) {
-    const match = p.dataset.previewScale === scale && (need ? p.dataset.previewNeed === need : p.hasAttribute("data-preview-default"));
-    p.hidden = !match;
-    if (match) shown = p;
-  }
-  const box = out.querySelector(".iem-preview");
-  if (box) box.hidden = !shown;
+function load(path) {
+  if (!loaded.has(path)) loaded.set(path, import(path));
+  return loaded.get(path);
 }
 
-function setStatus(out, status, error) {
-  const line = out.querySelector(".iem-loading");
-  if (!line) return;
-  const text = line.querySelector(".iem-loading-text");
-  if (status === "slow") text.textContent = "The selector's Python runtime is still loading (a slow connection?); "
-    + "the decision tree's answer stays here until the full answer replaces it.";
-}
-
-function renderRuntimeError(out, message, onRetry) {
-  const retry = el("button", { type: "button", class: "md-button", text: "Try again" });
-  retry.addEventListener("click", onRetry);
-  out.replaceChildren(
-    el("p", { class: "iem-error", role: "alert", text: `The selector could not start: ${message}.` }),
-    el("p", {}, "The static ", el("a", { href: siteUrl("tree/"), text: "decision tree" }),
-      " gives the same first answer without the runtime. ", retry),
-  );
-}
-
-function renderInputError(out, form, error) {
-  const field = markError(form, error.key);
-  const label = error.label || error.key;
-  out.replaceChildren(
-    el("p", { class: "iem-error", role: "alert", text: `${label}: ${error.detail || error.message}` }),
-    el("p", { text: field ? "The field is highlighted in the form; change it and the answer updates." : "Change that answer and try again." }),
-  );
-  if (field && form.dataset.interacted) field.focus({ preventScroll: false });
-}
-
-function renderPrompt(out, text) {
-  out.replaceChildren(el("p", { class: "iem-prompt", text }));
-}
-
-// ---------------------------------------------------------------------------------------------
-async function mountSelector() {
-  const form = document.getElementById("selector-form");
-  const out = document.getElementById("selector-result");
-  if (!form || !out || form.dataset.mounted) return;
-  form.dataset.mounted = "1";
-  const op = form.dataset.op;
-  const initialContent = [...out.childNodes].map((n) => n.cloneNode(true));
-  runtime.start(WORKER);
-  let rendered = 0;
-  let latest = 0;
-
-  const run = async (answers, { updateUrl }) => {
-    const ticket = ++latest;
-    if (updateUrl) history.replaceState(history.state, "", queryFromAnswers(answers));
-    const t0 = performance.now();
-    if (op === "fit" && !answers.model && !form.dataset.interacted) {
-      markError(form, null);
-      renderPrompt(out, "Choose a model and a GPU (or type the memory) to see what fits, how many sequences and how fast.");
-      out.dataset.state = "prompt";
-      out.setAttribute("aria-busy", "false");
-      return;
-    }
-    try {
-      await runtime.whenReady();
-    } catch (err) {
-      if (ticket !== latest) return;
-      out.dataset.state = "error";
-      out.setAttribute("aria-busy", "false");
-      renderRuntimeError(out, err.message, () => {
-        out.replaceChildren(...initialContent.map((n) => n.cloneNode(true)));
-        out.dataset.state = "loading";
-        showTreePreview(form, out);
-        runtime.retry(WORKER);
-        run(answersFromForm(form), { updateUrl: false });
-      });
-      return;
-    }
-    let response;
-    try {
-      response = await ask(op, answers);
-    } catch (err) {
-      if (ticket !== latest) return;
-      out.dataset.state = "error";
-      renderRuntimeError(out, err.message, () => run(answersFromForm(form), { updateUrl: false }));
-      return;
-    }
-    if (ticket !== latest || !document.body.contains(out)) return;
-    if (response.ok) {
-      markError(form, null);
-      out.replaceChildren(op === "fit" ? renderFit(response.result) : renderRecommend(response.result));
-      out.dataset.state = "ready";
-      delete out.dataset.errorKey;
-    } else {
-      renderInputError(out, form, response.error);
-      out.dataset.state = "error";
-      out.dataset.errorKey = response.error.key;
-    }
-    out.setAttribute("aria-busy", "false");
-    out.dataset.seq = String(++rendered);
-    out.dataset.ms = String(Math.round(performance.now() - t0));
-    out.__result = response;
-  };
-
-  const fromQuery = location.search.length > 1;
-  const { answers: queried, ignored } = fromQuery ? answersFromQuery(form, location.search) : { answers: null, ignored: [] };
-  const initial = queried || answersFromForm(form);
-  if (ignored.length) {
-    // a shared link with tracking parameters: answer it, and keep the address clean
-    history.replaceState(history.state, "", queryFromAnswers(initial));
-  }
-  fillForm(form, initial);
-  syncNeed(form);
-  syncGpu(form);
-  if (fromQuery && Object.keys(initial).length) form.dataset.interacted = "1";
-  showTreePreview(form, out);
-  const offState = runtime.onState((s) => {
-    if (!document.body.contains(out)) return offState();
-    if (out.dataset.state === "loading") setStatus(out, s.status);
-  });
-  const changed = (event) => {
-    form.dataset.interacted = "1";
-    syncNeed(form);
-    syncGpu(form);
-    if (out.dataset.state === "loading") showTreePreview(form, out);
-    run(answersFromForm(form), { updateUrl: true });
-  };
-  form.addEventListener("change", changed);
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    changed(event);
-  });
-  form.addEventListener("reset", () => setTimeout(() => {
-    syncNeed(form);
-    syncGpu(form);
-    markError(form, null);
-    run(answersFromForm(form), { updateUrl: true });
-  }));
-  await run(initial, { updateUrl: false });
-}
-
-// ---------------------------------------------------------------------------------------------
 function highlightTree() {
   if (!location.hash.startsWith("#tree-")) return;
   const node = document.getElementById(location.hash.slice(1));
@@ -179,19 +33,24 @@ function nameSearchDialog() {
 
 function mountAll() {
   nameSearchDialog();
-  mountTables();
-  mountCompare();
-  mountSelector();
-  mountDiagrams();
-  mountResults();
+  for (const [path, needs, mount] of WIDGETS) {
+    if (loaded.has(path) || document.querySelector(needs)) {
+      load(path).then((m) => m[mount]()).catch((err) => console.error(`Inference Engine Map: ${path}: ${err}`));
+    }
+  }
   highlightTree();
 }
 
-window.iem = { ask, whenReady: runtime.whenReady, state: runtime.current };
-// On a selector page the worker starts now, as the module runs (parsing is done, Material's bundle has
-// run), not after Material's DOMContentLoaded work: measured by `make bench`, starting it any earlier
-// only made Pyodide's compile compete with Material's start-up for the CPU.
-if (document.getElementById("selector-form")) runtime.start(WORKER);
+// The selector's runtime for scripts and tests: window.iem.ask(op, answers) resolves to the worker's JSON.
+let selector = null;
+const selectorPage = () => load("./modules/selector-page.js").then((m) => (selector = m));
+window.iem = {
+  ask: async (op, answers) => (await selectorPage()).ask(op, answers),
+  whenReady: async () => (await selectorPage()).whenReady(),
+  state: () => (selector ? selector.state() : { status: "idle", error: null, readyMs: null }),
+};
+// On /selector/ and /fit/ the worker starts as this module runs, before the form is mounted.
+if (document.getElementById("selector-form")) selectorPage().then((m) => m.startRuntime());
 if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountAll);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
 else mountAll();
