@@ -269,8 +269,23 @@ def run_selector(playwright, server, args, res, tmp):
     }
 
 
+# Lighthouse's default 4x CPU slowdown turns a high-end desktop (benchmark index 1500-2000) into a mid-tier
+# phone; on a slower host it emulates a slower phone than intended, and Lighthouse's docs/throttling.md
+# ("Calibrating the CPU slowdown") says to lower it. This shared machine measured 1050 to 2000 from one run
+# to the next (the same commit scored 98 on 2026-11-29 and 85-91 on 2026-12-01), so each run whose host
+# index is below 1500 is repeated with the slowdown scaled in proportion (at least 1x); both runs are kept.
+REFERENCE_INDEX = 1500
+
+
+def calibrated_slowdown(benchmark_index):
+    """The CPU multiplier for a host with this benchmark index, or None when the default 4x applies."""
+    if not benchmark_index or benchmark_index >= REFERENCE_INDEX:
+        return None
+    return max(1.0, round(4 * benchmark_index / REFERENCE_INDEX, 1))
+
+
 def run_lighthouse(server, args, res):
-    out = {"version": lh.version(), "pages": {}}
+    out = {"version": lh.version(), "pages": {}, "reference_index": REFERENCE_INDEX}
     res["lighthouse"] = out
     for key in args.lighthouse_pages:
         runs = []
@@ -279,13 +294,21 @@ def run_lighthouse(server, args, res):
             t0 = time.perf_counter()
             try:
                 r = lh.run(server.url + PAGES[key])
+                slowdown = calibrated_slowdown(r.get("benchmark_index"))
+                if slowdown is not None and not args.no_calibrate:
+                    first = r
+                    r = lh.run(server.url + PAGES[key], cpu_slowdown=slowdown)
+                    r["default_slowdown_run"] = {k: first.get(k) for k in ("scores", "metrics", "benchmark_index", "cpu_slowdown")}
             except Exception as exc:  # noqa: BLE001
                 r = {"error": str(exc)}
             r["seconds"] = time.perf_counter() - t0
             r["cpu_busy_before"] = busy
             runs.append(r)
+            first = r.get("default_slowdown_run")
             log(f"lighthouse /{PAGES[key]} {i + 1}/{args.lighthouse_runs}: {r.get('scores') or r.get('error')}"
-                f" ({r['seconds']:.0f} s)")
+                f" (host index {r.get('benchmark_index')}, CPU x{r.get('cpu_slowdown')}"
+                + (f"; at x4 with host index {first['benchmark_index']}: {first['scores']}" if first else "")
+                + f"; {r['seconds']:.0f} s)")
         ok = [r for r in runs if "scores" in r]
         failing = {}
         for r in ok:
@@ -298,6 +321,10 @@ def run_lighthouse(server, args, res):
             "failing": {c: sorted(v) for c, v in failing.items()},
             "errored_audits": sorted({a for r in ok for a in r["errored_audits"]}),
             "errors": [r["error"] for r in runs if "error" in r],
+            "benchmark_index": report.stats([r.get("benchmark_index") for r in ok]),
+            "cpu_slowdown": report.stats([r.get("cpu_slowdown") for r in ok]),
+            "default_slowdown_performance": report.stats(
+                [(r.get("default_slowdown_run") or r)["scores"].get("performance") for r in ok]),
         }
 
 
@@ -308,6 +335,8 @@ def parse_args(argv=None):
     p.add_argument("--build-runs", type=int, help="timed builds (default: --runs)")
     p.add_argument("--lighthouse-runs", type=int, help="Lighthouse runs per page (default: --runs)")
     p.add_argument("--lighthouse-pages", default=",".join(PAGES), help="comma-separated: " + ",".join(PAGES))
+    p.add_argument("--no-calibrate", action="store_true",
+                   help="keep Lighthouse's 4x CPU slowdown even on a host slower than it assumes")
     p.add_argument("--changes", type=int, default=5, help="input changes timed per run")
     p.add_argument("--quick", action="store_true",
                    help="1 run, 1 build, no Zensical, Lighthouse once on the home page, README untouched")

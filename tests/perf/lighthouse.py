@@ -22,12 +22,15 @@ def version():
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def run(url, chrome_path="/usr/bin/chromium", timeout=180):
-    """One Lighthouse run: category scores (0-100), key metrics, the audits that lost points."""
+def run(url, chrome_path="/usr/bin/chromium", timeout=180, cpu_slowdown=None):
+    """One Lighthouse run: category scores (0-100), key metrics, the audits that lost points, and the
+    host's benchmark index.  ``cpu_slowdown`` replaces Lighthouse's default 4x CPU multiplier."""
     with tempfile.TemporaryDirectory(prefix="iem-lh-") as tmp:
         out = Path(tmp) / "lh.json"
         cmd = ["npx", "--no-install", "lighthouse", url, f"--chrome-flags={CHROME_FLAGS}",
                "--only-categories=" + ",".join(CATEGORIES), "--output=json", f"--output-path={out}", "--quiet"]
+        if cpu_slowdown is not None:
+            cmd.append(f"--throttling.cpuSlowdownMultiplier={cpu_slowdown:g}")
         env = {**os.environ, "CHROME_PATH": chrome_path, "TMPDIR": tmp}
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         if not out.exists():
@@ -45,4 +48,6 @@ def run(url, chrome_path="/usr/bin/chromium", timeout=180):
                 failing.setdefault(cat, []).append(ref["id"])
     errored = sorted(k for k, a in audits.items() if a.get("scoreDisplayMode") == "error")
     return {"scores": scores, "metrics": metrics, "failing": failing, "errored_audits": errored,
+            "benchmark_index": (report.get("environment") or {}).get("benchmarkIndex"),
+            "cpu_slowdown": (report.get("configSettings") or {}).get("throttling", {}).get("cpuSlowdownMultiplier"),
             "lighthouse_version": report.get("lighthouseVersion"), "runtime_error": report.get("runtimeError")}

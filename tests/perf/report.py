@@ -138,15 +138,22 @@ def markdown(r):
     lh = r.get("lighthouse", {})
     out += ["## Lighthouse", ""]
     if lh.get("pages"):
-        out += ["| Page | Performance | Accessibility | Best practices | SEO | LCP | TBT | Audits losing points |",
-                "|---|---|---|---|---|---|---|---|"]
+        out += ["Lighthouse's CPU slowdown is 4x on a host whose benchmark index is at least "
+                f"{lh.get('reference_index', 1500)} (the high-end desktop it assumes); a run on a slower host is "
+                "repeated with the slowdown scaled to the index (docs/throttling.md, \"Calibrating the CPU "
+                "slowdown\"), and the last column keeps the performance score at 4x.", "",
+                "| Page | Performance | Accessibility | Best practices | SEO | LCP | TBT | Host index | CPU slowdown "
+                "| Performance at 4x | Audits losing points |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
         for key, p in lh["pages"].items():
             sc = p.get("scores", {})
             m = p.get("metrics", {})
             lost = "; ".join(f"{c}: {', '.join(v)}" for c, v in (p.get("failing") or {}).items()) or "none"
             out.append(f"| {p['path']} | {fmt(med(sc.get('performance')))} | {fmt(med(sc.get('accessibility')))} | "
                        f"{fmt(med(sc.get('best-practices')))} | {fmt(med(sc.get('seo')))} | "
-                       f"{fmt(med(m.get('lcp_ms')), ' ms')} | {fmt(med(m.get('tbt_ms')), ' ms')} | {lost} |")
+                       f"{fmt(med(m.get('lcp_ms')), ' ms')} | {fmt(med(m.get('tbt_ms')), ' ms')} | "
+                       f"{fmt_stats(p.get('benchmark_index'))} | {fmt_stats(p.get('cpu_slowdown'), 'x')} | "
+                       f"{fmt_stats(p.get('default_slowdown_performance'))} | {lost} |")
     else:
         out.append(lh.get("skipped") or lh.get("error") or "not run")
     if r.get("notes"):
