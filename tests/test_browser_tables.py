@@ -92,7 +92,9 @@ def test_wide_tables_keep_first_column_and_header_in_view(view, path, selector):
         pg.locator(selector).scroll_into_view_if_needed()
         shot(pg, f"{path}-table")
         return
-    # the cue fades in (.15 s) where more columns wait on the right: read it once the fade is over
+    # the cue fades in (.15 s) where more columns wait on the right, once the table is in view (a table out
+    # of view is not rendered: content-visibility): read it once the fade is over
+    pg.locator(selector).first.scroll_into_view_if_needed()
     pg.wait_for_function("""(sel) => { const b = document.querySelector(sel).closest('.iem-table-block');
       return !b.hasAttribute('data-more-right')
         || getComputedStyle(b.querySelector('.iem-scroll-cue')).opacity === '1'; }""", arg=selector, timeout=5000)
