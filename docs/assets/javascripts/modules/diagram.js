@@ -24,7 +24,10 @@ let watching = false;
 async function draw(boxes) {
   const mermaid = await loadMermaid();
   const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
-  mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: dark ? "dark" : "default" });
+  // Mermaid's dark theme puts edge labels on #585858, where its #ccc text reaches only 4.4:1; a darker
+  // label background keeps every label above WCAG's 4.5:1 (axe found a node label drawn over one)
+  mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: dark ? "dark" : "default",
+    themeVariables: dark ? { edgeLabelBackground: "#333333" } : {} });
   for (const box of boxes) {
     const src = box.querySelector("pre").textContent;
     const { svg } = await mermaid.render(`iem-diagram-${++counter}`, src);
