@@ -1,8 +1,10 @@
 """Named semantic checks that run after the JSON Schemas pass.
 
-Each check is a small function ``check_<name>(data, ctx)`` yielding
-``(collection, entry_id, path, message[, severity])``; :func:`run_checks` turns
-them into :class:`~selector.catalog.Problem` rows naming the file.  Every check
+Each check is a small function: ``check_<name>(data, ctx)`` (``@check``) for one that
+relates files to each other, yielding ``(collection, entry_id, path, message[, severity])``,
+or ``check_<name>(doc, entries, ctx)`` (``@doc_check``) for one that reads a single
+document, yielding ``(path, message[, severity])``; :func:`run_checks` turns them into
+:class:`~selector.catalog.Problem` rows naming the file.  Every check
 has its own malformed fixture under ``tests/bad_data``.
 """
 
@@ -20,8 +22,8 @@ FEATURE_METHODS = {
     "speculative_decoding": {"ngram", "draft-model", "eagle", "eagle3", "medusa", "mtp", "lookahead", "suffix"},
     "cpu_offload": {"experts", "layers", "weights-streaming"},
 }
-CHECKS = []
-DOC_CHECKS = []  # checks that read one document at a time; see document_checks
+CHECKS = []  # checks across files: fn(data, ctx) yields (collection, id, path, message[, severity])
+DOC_CHECKS = []  # checks that read one document at a time; see doc_check and document_checks
 
 
 def check(fn):
@@ -35,15 +37,7 @@ def doc_check(fn):
     ``entries`` is the document's ``(path, key, value)`` walk, made once for all such checks.
     They run where the document is read (in the worker processes that parse and schema-check a large
     catalog), so only the checks that relate documents to each other run after every file is in."""
-    name = fn.__name__.removeprefix("check_").replace("_", "-")
-    DOC_CHECKS.append((name, fn))
-
-    def whole(data, ctx):
-        for collection, entry_id, doc in _entries(data):
-            for row in fn(doc, list(_iter_walk(doc)), ctx):
-                yield (collection, entry_id, *row)
-    whole.__name__ = fn.__name__
-    CHECKS.append((name, whole))
+    DOC_CHECKS.append((fn.__name__.removeprefix("check_").replace("_", "-"), fn))
     return fn
 
 
@@ -535,8 +529,7 @@ def run_checks(data, files, today=None, done=None):
     ``done`` maps ``(collection, id)`` to the rows :func:`document_checks` already found for that
     document where it was read; documents not in it are checked here."""
     ctx = Ctx(data, today or date.today())
-    doc_names = {name for name, _ in DOC_CHECKS}
-    rows = [(name, row) for name, fn in CHECKS if name not in doc_names for row in fn(data, ctx)]
+    rows = [(name, row) for name, fn in CHECKS for row in fn(data, ctx)]
     for collection, entry_id, doc in _entries(data):
         found = done.get((collection, entry_id)) if done else None
         rows.extend(found if found is not None else document_checks(collection, entry_id, doc, ctx.today))
