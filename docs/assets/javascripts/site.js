@@ -4,19 +4,21 @@
 // here: the answers go to the Python `selector` package running in a Pyodide module worker (see
 // modules/selector-page.js), and come back as JSON.
 
+const SELECTOR_PAGE = "./modules/selector-page.js";
 const WIDGETS = [
   // [module, the element that needs it, its mount function]; once loaded, a module's mount runs on every
   // page (tables and diagrams let go of the previous page's elements there)
   ["./modules/tables.js", ".iem-table-block, .iem-colpick", "mountTables"],
   ["./modules/compare.js", "#compare-form", "mountCompare"],
-  ["./modules/selector-page.js", "#selector-form", "mountSelector"],
+  [SELECTOR_PAGE, "#selector-form", "mountSelector"],
   ["./modules/diagram.js", '[data-diagram="mermaid"]', "mountDiagrams"],
   ["./modules/results.js", "#results-filter", "mountResults"],
 ];
 const loaded = new Map();  // module path -> promise of the module
+const modules = new Map();  // module path -> the module, once it has loaded
 
 function load(path) {
-  if (!loaded.has(path)) loaded.set(path, import(path));
+  if (!loaded.has(path)) loaded.set(path, import(path).then((m) => { modules.set(path, m); return m; }));
   return loaded.get(path);
 }
 
@@ -42,15 +44,13 @@ function mountAll() {
 }
 
 // The selector's runtime for scripts and tests: window.iem.ask(op, answers) resolves to the worker's JSON.
-let selector = null;
-const selectorPage = () => load("./modules/selector-page.js").then((m) => (selector = m));
 window.iem = {
-  ask: async (op, answers) => (await selectorPage()).ask(op, answers),
-  whenReady: async () => (await selectorPage()).whenReady(),
-  state: () => (selector ? selector.state() : { status: "idle", error: null, readyMs: null }),
+  ask: async (op, answers) => (await load(SELECTOR_PAGE)).ask(op, answers),
+  whenReady: async () => (await load(SELECTOR_PAGE)).whenReady(),
+  state: () => (modules.has(SELECTOR_PAGE) ? modules.get(SELECTOR_PAGE).state() : { status: "idle", error: null, readyMs: null }),
 };
 // On /selector/ and /fit/ the worker starts as this module runs, before the form is mounted.
-if (document.getElementById("selector-form")) selectorPage().then((m) => m.startRuntime());
+if (document.getElementById("selector-form")) load(SELECTOR_PAGE).then((m) => m.startRuntime());
 if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountAll);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
 else mountAll();
