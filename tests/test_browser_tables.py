@@ -44,9 +44,21 @@ def shot(pg, name, full_page=False):
     pg.screenshot(path=str(SCREENS / f"{safe}-{pg.size}-{pg.scheme}.png"), full_page=full_page)
 
 
+IN_VIEW = "(b) => { const r = b.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; }"
+MEASURED = "(b) => b.hasAttribute('data-fits') || b.hasAttribute('data-overflow')"
+
+
+def measured(pg, selector):
+    """Bring a table into view and wait until its block says whether it overflows; True if it does."""
+    pg.locator(selector).first.scroll_into_view_if_needed()
+    pg.wait_for_function(f"(sel) => ({MEASURED})(document.querySelector(sel).closest('.iem-table-block'))", arg=selector)
+    return pg.evaluate("(sel) => document.querySelector(sel).closest('.iem-table-block').hasAttribute('data-overflow')", selector)
+
+
 def open_page(pg, path):
     pg.goto(pg.base + path, wait_until="load")
-    pg.wait_for_function("() => document.querySelectorAll('.iem-table-block:not([data-fits]):not([data-overflow])').length === 0")
+    # tables are measured as they come near the view (one out of view is not laid out): those in view now
+    pg.wait_for_function(f"() => [...document.querySelectorAll('.iem-table-block')].filter({IN_VIEW}).every({MEASURED})")
     expected = {"light": "default", "dark": "slate"}[pg.scheme]
     assert pg.get_attribute("body", "data-md-color-scheme") == expected
 
@@ -84,7 +96,7 @@ POSITIONS = """(sel) => {
 def test_wide_tables_keep_first_column_and_header_in_view(view, path, selector):
     pg = view
     open_page(pg, path)
-    block_overflows = pg.evaluate("(sel) => document.querySelector(sel).closest('.iem-table-block').hasAttribute('data-overflow')", selector)
+    block_overflows = measured(pg, selector)
     if not block_overflows:
         # it fits: nothing to scroll, every column is on screen, and no scroll cue is shown
         pos = pg.evaluate(POSITIONS, selector)
@@ -330,3 +342,17 @@ def test_touched_pages_pass_axe_on_phones(view):
             assert not serious, (path, json.dumps(serious, indent=1)[:3000])
     finally:
         context.close()
+
+
+def test_tables_out_of_view_are_measured_when_they_come_near(view):
+    """Measuring a table lays it out; at load only the tables near the view are measured (the rest wait,
+    not laid out, under content-visibility), and each one is measured by the time a reader scrolls to it."""
+    pg = view
+    open_page(pg, "quantization/")
+    state = "() => [...document.querySelectorAll('.iem-table-block')].map(" + MEASURED + ")"
+    at_load = pg.evaluate(state)
+    assert len(at_load) >= 3 and not at_load[-1], at_load  # the last table is far below the first screen
+    last = pg.locator(".iem-table-block >> nth=-1")
+    last.scroll_into_view_if_needed()
+    pg.wait_for_function("() => (" + MEASURED + ")([...document.querySelectorAll('.iem-table-block')].pop())")
+    assert not pg.errors, pg.errors

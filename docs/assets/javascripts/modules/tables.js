@@ -7,18 +7,30 @@
 const watched = new WeakSet();
 let resizer = null;
 
-function edges(block) {
+// Reads and writes are kept apart: measuring every block first and then setting attributes costs one
+// layout, where measuring and writing in turn would lay the page out again for each table.
+function measure(block) {
   const box = block.querySelector(".iem-scroll");
-  if (!box) return;
+  if (!box) return null;
   const max = box.scrollWidth - box.clientWidth;
+  return { box, max, left: box.scrollLeft };
+}
+
+function mark(block, m) {
+  if (!m) return;
+  const { box, max, left } = m;
   const overflow = max > 1;
   block.toggleAttribute("data-fits", !overflow);
   block.toggleAttribute("data-overflow", overflow);
-  block.toggleAttribute("data-more-left", overflow && box.scrollLeft > 1);
-  block.toggleAttribute("data-more-right", overflow && box.scrollLeft < max - 1);
+  block.toggleAttribute("data-more-left", overflow && left > 1);
+  block.toggleAttribute("data-more-right", overflow && left < max - 1);
   // a region that scrolls must be reachable from the keyboard (arrow keys scroll it once focused)
   if (overflow && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
   else if (!overflow && box.getAttribute("tabindex") === "0") box.removeAttribute("tabindex");
+}
+
+function edges(block) {
+  mark(block, measure(block));
 }
 
 function watch(block) {
@@ -33,10 +45,12 @@ function watch(block) {
       requestAnimationFrame(() => { queued = false; edges(block); });
     }, { passive: true });
   }
+  // no measurement here: a table out of view is not laid out (content-visibility), and reading its width
+  // would lay out every table on the page at once. The observer reports each box once it has a size,
+  // which is when it comes near the view, and again whenever it changes.
   resizer.observe(box);
   const table = box.querySelector("table");
   if (table) resizer.observe(table);
-  edges(block);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -63,7 +77,7 @@ function applyPicker(picker, wanted) {
   const count = picker.querySelector(".iem-colpick-count");
   if (count) count.textContent = all ? `all ${known.length} shown` : `${shown.length} of ${known.length} shown`;
   block.dataset.cols = all ? "all" : shown.join(",");
-  edges(block);
+  // the table's new width reaches the resize observer, which updates the cue
 }
 
 function mountPickers(pickers) {
@@ -96,10 +110,9 @@ export function mountTables() {
   // after instant navigation the old page's tables are gone: observe the current ones only
   if (resizer) resizer.disconnect();
   resizer = new ResizeObserver((entries) => {
-    for (const e of entries) {
-      const block = e.target.closest(".iem-table-block");
-      if (block) edges(block);
-    }
+    const blocks = new Set(entries.map((e) => e.target.closest(".iem-table-block")).filter(Boolean));
+    const sizes = [...blocks].map((block) => [block, measure(block)]);
+    for (const [block, m] of sizes) mark(block, m);
   });
   for (const block of document.querySelectorAll(".iem-table-block")) watch(block);
   mountPickers([...document.querySelectorAll(".iem-colpick")]);
