@@ -276,7 +276,7 @@ def test_no_violation_with_header_policy(browser, csp_server):
         pg.keyboard.type("vllm")
         pg.wait_for_selector(".md-search-result__item", timeout=10000)
         pg.keyboard.press("Escape")
-        pg.locator("form[data-md-component=palette] label:visible").first.click()
+        pg.locator("form[data-iem-component=palette] label:visible").first.click()
         pg.mouse.wheel(0, 3000)
         pg.wait_for_timeout(500)
         pg.mouse.wheel(0, -500)
