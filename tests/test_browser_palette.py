@@ -131,3 +131,30 @@ def test_the_page_is_styled_once_at_load(browser, site_server):
         assert pg.evaluate("window.__changes") == ["body data-md-color-media", "body data-md-color-scheme"]
     finally:
         context.close()
+
+
+def test_html_classes_are_set_before_the_body(browser, site_server):
+    """Material's bundle swaps <html class="no-js"> for "js" and its focus-visible polyfill adds a class;
+    any class change on <html> re-styles every element. The head sets them first (docs/overrides/main.html),
+    so once the body exists, nothing changes the classes of <html>."""
+    context, pg = _context(browser, "light")
+    try:
+        pg.add_init_script("""
+          window.__htmlChanges = [];
+          new MutationObserver((records) => {
+            for (const r of records) {
+              if (r.target !== document.documentElement || !document.body) continue;
+              const before = new Set((r.oldValue || '').split(/\\s+/).filter(Boolean));
+              const after = new Set(document.documentElement.className.split(/\\s+/).filter(Boolean));
+              if (before.size !== after.size || [...after].some((c) => !before.has(c))) window.__htmlChanges.push([r.oldValue, document.documentElement.className]);
+            }
+          }).observe(document, { attributes: true, attributeOldValue: true, subtree: true, attributeFilter: ['class'] });""")
+        for path in ("", "matrix/"):
+            pg.goto(site_server.url + path, wait_until="load")
+            pg.wait_for_timeout(500)
+            classes = pg.evaluate("document.documentElement.className.split(/\\s+/)")
+            assert "js" in classes and "js-focus-visible" in classes and "no-js" not in classes, classes
+            assert pg.evaluate("window.__htmlChanges") == [], pg.evaluate("window.__htmlChanges")
+        assert not pg.errors, pg.errors
+    finally:
+        context.close()
