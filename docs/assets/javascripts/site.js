@@ -51,6 +51,9 @@ window.iem = {
 };
 // On /selector/ and /fit/ the worker starts as this module runs, before the form is mounted.
 if (document.getElementById("selector-form")) load(SELECTOR_PAGE).then((m) => m.startRuntime());
-if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountAll);
-else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
-else mountAll();
+// Widgets mount in a task of their own: document$ emits inside Material's DOMContentLoaded handler, which
+// mounts all of Material's components and is already the page's longest task after its bundle.
+const mountSoon = () => setTimeout(mountAll, 0);
+if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountSoon);
+else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountSoon);
+else mountSoon();
