@@ -51,9 +51,16 @@ window.iem = {
 };
 // On /selector/ and /fit/ the worker starts as this module runs, before the form is mounted.
 if (document.getElementById("selector-form")) load(SELECTOR_PAGE).then((m) => m.startRuntime());
-// Widgets mount in a task of their own: document$ emits inside Material's DOMContentLoaded handler, which
-// mounts all of Material's components and is already the page's longest task after its bundle.
-const mountSoon = () => setTimeout(mountAll, 0);
+// On a page's first load, widgets mount in a task of their own: document$ first emits inside Material's
+// DOMContentLoaded handler, which mounts all of Material's components and is already the page's longest
+// task after its bundle. After an instant navigation they mount at once: the reader has clicked and is
+// waiting, and a deferred mount would queue behind Material's own work on the new page.
+let firstLoad = true;
+const mountSoon = () => {
+  if (!firstLoad) return mountAll();
+  firstLoad = false;
+  setTimeout(mountAll, 0);
+};
 if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountSoon);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountSoon);
 else mountSoon();
