@@ -117,5 +117,3 @@ export function mountTables() {
   for (const block of document.querySelectorAll(".iem-table-block")) watch(block);
   mountPickers([...document.querySelectorAll(".iem-colpick")]);
 }
-
-export { edges as refreshTable };
