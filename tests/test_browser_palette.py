@@ -3,6 +3,8 @@ replaces Material's palette component: the reader's system setting on a first vi
 and is remembered across a reload and instant navigation, Enter on the toggle, the two meta tags, the tree
 diagram redrawn in the new scheme, and no second styling pass of the page at load."""
 
+import contextlib
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -22,12 +24,18 @@ STATE = """() => {
 }"""
 
 
-def _context(browser, scheme):
+@contextlib.contextmanager
+def _page(browser, scheme):
+    """A page in a fresh context (no saved palette) whose system colour scheme is ``scheme``; page errors
+    are collected in ``pg.errors``."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-    pg = context.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    return context, pg
+    try:
+        pg = context.new_page()
+        pg.errors = []
+        pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+        yield pg
+    finally:
+        context.close()
 
 
 def _state(pg):
@@ -38,8 +46,7 @@ def _state(pg):
 @pytest.mark.parametrize("system,scheme,other,label", [("light", "default", "slate", "Switch to dark mode"),
                                                       ("dark", "slate", "default", "Switch to light mode")])
 def test_first_visit_follows_the_system_and_a_click_is_remembered(browser, site_server, system, scheme, other, label):
-    context, pg = _context(browser, system)
-    try:
+    with _page(browser, system) as pg:
         pg.goto(site_server.url, wait_until="load")
         first = _state(pg)
         assert first["scheme"] == scheme and first["primary"] == "indigo", first
@@ -71,13 +78,10 @@ def test_first_visit_follows_the_system_and_a_click_is_remembered(browser, site_
         pg.get_by_title(after["visible"][0]).click()
         assert _state(pg)["scheme"] == scheme
         assert not pg.errors, pg.errors
-    finally:
-        context.close()
 
 
 def test_enter_on_the_toggle_switches(browser, site_server):
-    context, pg = _context(browser, "light")
-    try:
+    with _page(browser, "light") as pg:
         pg.goto(site_server.url, wait_until="load")
         assert _state(pg)["scheme"] == "default"
         pg.locator("input[name=__palette]:checked").focus()
@@ -88,13 +92,10 @@ def test_enter_on_the_toggle_switches(browser, site_server):
         pg.keyboard.press("Enter")
         assert _state(pg)["scheme"] == "default"
         assert not pg.errors, pg.errors
-    finally:
-        context.close()
 
 
 def test_the_tree_diagram_follows_the_toggle(browser, site_server):
-    context, pg = _context(browser, "light")
-    try:
+    with _page(browser, "light") as pg:
         pg.goto(site_server.url + "tree/", wait_until="load")
         pg.wait_for_selector('[data-diagram][data-rendered="1"] svg', timeout=20000)
         edge = "() => getComputedStyle(document.querySelector('[data-diagram] svg .flowchart-link, [data-diagram] svg path')).stroke"
@@ -102,16 +103,13 @@ def test_the_tree_diagram_follows_the_toggle(browser, site_server):
         pg.get_by_title("Switch to dark mode").click()
         pg.wait_for_function("(light) => (" + edge + ")() !== light", arg=light, timeout=10000)
         assert not pg.errors, pg.errors
-    finally:
-        context.close()
 
 
 def test_the_page_is_styled_once_at_load(browser, site_server):
     """Material's palette component set and removed an attribute on <body> at load and filled a
     color-scheme meta after inserting it, each of which re-styles every element of the page. The toggle
     sets the scheme once, while the header is parsed, and inserts the meta with its content."""
-    context, pg = _context(browser, "dark")
-    try:
+    with _page(browser, "dark") as pg:
         pg.add_init_script("""
           window.__changes = [];
           new MutationObserver((records) => {
@@ -129,16 +127,13 @@ def test_the_page_is_styled_once_at_load(browser, site_server):
         pg.reload(wait_until="load")  # the choice is now saved: the same
         pg.wait_for_timeout(1000)
         assert pg.evaluate("window.__changes") == ["body data-md-color-media", "body data-md-color-scheme"]
-    finally:
-        context.close()
 
 
 def test_html_classes_are_set_before_the_body(browser, site_server):
     """Material's bundle swaps <html class="no-js"> for "js" and its focus-visible polyfill adds a class;
     any class change on <html> re-styles every element. The head sets them first (docs/overrides/main.html),
     so once the body exists, nothing changes the classes of <html>."""
-    context, pg = _context(browser, "light")
-    try:
+    with _page(browser, "light") as pg:
         pg.add_init_script("""
           window.__htmlChanges = [];
           new MutationObserver((records) => {
@@ -156,5 +151,3 @@ def test_html_classes_are_set_before_the_body(browser, site_server):
             assert "js" in classes and "js-focus-visible" in classes and "no-js" not in classes, classes
             assert pg.evaluate("window.__htmlChanges") == [], pg.evaluate("window.__htmlChanges")
         assert not pg.errors, pg.errors
-    finally:
-        context.close()
