@@ -10,8 +10,11 @@ pytestmark = pytest.mark.browser
 
 READY = "#results-filter[data-mounted]"
 
+# shown = not hidden by the filters (display: none on the node or up the tree). A set far below the view
+# counts as shown while content-visibility skips drawing it, so this does not ask for the box's size;
+# checkVisibility alone answers true for a hidden SVG mark inside a skipped set, hence the node's own display.
 VISIBLE = """(sel) => [...document.querySelectorAll(sel)]
-  .filter((n) => { const r = n.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+  .filter((n) => n.checkVisibility() && getComputedStyle(n).display !== "none")
   .map((n) => ({ row: n.dataset.row, engine: n.dataset.engine, gpu: n.dataset.gpu, set: n.dataset.set }))"""
 
 

@@ -356,3 +356,28 @@ def test_tables_out_of_view_are_measured_when_they_come_near(view):
     last.scroll_into_view_if_needed()
     pg.wait_for_function("() => (" + MEASURED + ")([...document.querySelectorAll('.iem-table-block')].pop())")
     assert not pg.errors, pg.errors
+
+
+COMPARE_DRAWN = ("() => { const t = document.getElementById('compare-table');"
+                 " return t.checkVisibility({contentVisibilityAuto: true}) && t.getBoundingClientRect().height > 0; }")
+
+
+def test_compare_table_is_skipped_until_arranged_and_shown_even_if_its_script_fails(browser, site_server):
+    """Until compare.js has put the columns in the reader's order, the table's box is skipped (not styled
+    or laid out as rows arrive); if the script never runs, the table still appears after a few seconds."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(site_server.url + COMPARE, wait_until="load")
+        pg.wait_for_function(COMPARE_DRAWN)
+        assert pg.evaluate("() => document.getElementById('compare-table').hasAttribute('data-pending')") is False
+        pg.close()
+        pg = context.new_page()
+        pg.route("**/modules/compare.js", lambda route: route.abort())
+        pg.goto(site_server.url + COMPARE, wait_until="load")
+        pg.wait_for_timeout(1500)
+        assert pg.evaluate("() => getComputedStyle(document.getElementById('compare-table').parentElement).contentVisibility") == "hidden"
+        assert not pg.evaluate(COMPARE_DRAWN)
+        pg.wait_for_function(COMPARE_DRAWN, timeout=15000)
+    finally:
+        context.close()
