@@ -39,7 +39,20 @@ def on_config(config):
             for e in sorted(cat.engines.values(), key=lambda e: (order[e["tier"]], e["name"].lower())):
                 pages.append({title_html(e["name"]): f"engines/{e['id']}.md"})
             item["Engines"] = pages
+    # The site's stylesheet is published under a folder named by its content hash (immutable, like the
+    # runtime): the head of every page can then give its link the absolute address Material's bundle
+    # would give it later, at no cost (see docs/overrides/main.html).
+    source = Path(config["docs_dir"]) / SITE_CSS
+    if SITE_CSS in config["extra_css"] and source.is_file():
+        folder = f"{SITE_CSS_FOLDER}/{site.content_hash([('site.css', source)])}"
+        config["extra_css"] = [f"{folder}/site.css" if c == SITE_CSS else c for c in config["extra_css"]]
+        _site_css["folder"], _site_css["source"] = folder, source
     return config
+
+
+SITE_CSS = "assets/stylesheets/site.css"
+SITE_CSS_FOLDER = "assets/style"
+_site_css = {"folder": None, "source": None}
 
 
 def title_html(text):
@@ -86,6 +99,10 @@ def on_files(files, config):
                  f"description: {json.dumps(title_html(_description(cat.engines[engine_id])))}\n---\n")
         files.append(_generated(config, f"engines/{engine_id}.md", front + "{{ engine_page() }}\n"))
     files.append(_generated(config, "api/catalog.json", site.catalog_json(cat)))
+    if _site_css["folder"]:
+        files.remove(files.get_file_from_path(SITE_CSS))
+        files.append(File.generated(config, f"{_site_css['folder']}/site.css", abs_src_path=str(_site_css["source"])))
+        _build["immutable_dirs"].add(_site_css["folder"])
     for schema in sorted((site.DATA / "schema").glob("*.schema.json")):
         files.append(File.generated(config, f"schema/{schema.name}", abs_src_path=str(schema)))
     nm = site.node_modules()
@@ -273,10 +290,10 @@ HEADERS_INTRO = """\
 # for the headers every response shares.
 #
 # Cache-Control: "immutable" only for files whose path carries a hash of their content: the folders
-# assets/selector/<sha256>/ (selector wheel, catalog), assets/pyodide/<sha256>/ (Pyodide) and Material's
-# bundle.<hash>.min.js and the like. Everything else (pages, assets/selector/manifest.json, site.js,
-# site.css, the worker, api/catalog.json, search index) is "no-cache": revalidated on every use, so a
-# deploy reaches every reader at once.
+# assets/selector/<sha256>/ (selector wheel, catalog), assets/pyodide/<sha256>/ (Pyodide),
+# assets/style/<sha256>/ (site.css) and Material's bundle.<hash>.min.js and the like. Everything else
+# (pages, assets/selector/manifest.json, site.js, the worker, api/catalog.json, search index) is
+# "no-cache": revalidated on every use, so a deploy reaches every reader at once.
 #
 # Content-Security-Policy: the pages' meta-tag policy (all their inline-script hashes) plus frame-ancestors,
 # which a meta tag cannot set; the header also covers the selector's worker, which a meta tag does not.

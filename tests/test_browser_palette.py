@@ -151,3 +151,30 @@ def test_html_classes_are_set_before_the_body(browser, site_server):
             assert "js" in classes and "js-focus-visible" in classes and "no-js" not in classes, classes
             assert pg.evaluate("window.__htmlChanges") == [], pg.evaluate("window.__htmlChanges")
         assert not pg.errors, pg.errors
+
+
+def test_stylesheets_are_loaded_once(browser, site_server):
+    """For instant navigation Material's bundle gives every relative href an absolute one; on a stylesheet
+    link that reloads the sheet and re-styles the whole page after it was drawn. The head does it first
+    (docs/overrides/main.html), so once the body exists no stylesheet link changes, and, every sheet being
+    named by its content and cached as immutable, each one is requested once."""
+    with _page(browser, "light") as pg:
+        pg.add_init_script("""
+          window.__linkChanges = [];
+          new MutationObserver((records) => {
+            for (const r of records) {
+              if (r.target.nodeName === 'LINK' && r.target.rel === 'stylesheet' && document.body) window.__linkChanges.push(r.oldValue + ' -> ' + r.target.getAttribute('href'));
+            }
+          }).observe(document, { attributes: true, attributeOldValue: true, subtree: true, attributeFilter: ['href'] });""")
+        requests = []
+        pg.on("request", lambda r: requests.append(r.url) if r.resource_type == "stylesheet" else None)
+        for path in ("", "matrix/", "engines/vllm/"):
+            requests.clear()
+            pg.goto(site_server.url + path, wait_until="load")
+            pg.wait_for_timeout(500)
+            assert pg.evaluate("window.__linkChanges") == [], (path, pg.evaluate("window.__linkChanges"))
+            links = pg.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map((l) => [l.getAttribute('href'), !!l.sheet])")
+            assert len(links) == 3 and all(href.startswith(site_server.url) and loaded for href, loaded in links), links
+            assert any("/assets/style/" in href and href.endswith("/site.css") for href, _ in links), links
+            assert len(requests) == len(set(requests)) == 3, requests
+        assert not pg.errors, pg.errors

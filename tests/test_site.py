@@ -211,7 +211,7 @@ def test_runtime_files_are_self_hosted(built_site, site_port):
 # ---------------------------------------------------------------------------------------------
 # Caching: a file may be cached as immutable only if its path names a hash of its content.
 
-HASHED_FOLDERS = ("assets/selector", "assets/pyodide")
+HASHED_FOLDERS = ("assets/selector", "assets/pyodide", "assets/style")
 MATERIAL_BUNDLE = re.compile(r"assets/(javascripts|stylesheets)/(workers/)?[a-z]+\.[0-9a-f]{8}\.min\.(js|css)(\.map)?")
 
 
@@ -240,9 +240,12 @@ def cache_of(rules, path):
 
 def test_runtime_folders_are_named_by_their_content(built_site):
     folders = content_folders(built_site)
-    assert len(folders) == 3, sorted(folders)  # wheel, catalog, Pyodide
     for rel, folder in folders.items():
         assert folder.name == folder_hash(folder), f"{rel} does not hold what its name says"
+    style = [rel for rel in folders if rel.startswith("assets/style/")]
+    assert len(style) == 1 and len(folders) == 4, sorted(folders)  # the site's stylesheet; wheel, catalog, Pyodide
+    assert [p.name for p in folders.pop(style[0]).iterdir() if p.suffix != ".gz"] == ["site.css"]
+    assert not (built_site / "assets" / "stylesheets" / "site.css").exists()  # one name only
     manifest = json.loads((built_site / "assets" / "selector" / "manifest.json").read_text(encoding="utf-8"))
     named = {(built_site / "assets" / "selector" / manifest[k]).resolve() for k in ("wheel", "catalog", "pyodide")}
     assert {p if p.is_dir() else p.parent for p in named} == {f.resolve() for f in folders.values()}
@@ -278,7 +281,7 @@ def check_cache_headers(built_site):
     # the files a deploy must reach at once are revalidated; the runtime is not
     for path in ("/", "/index.html", "/selector/", "/tree/index.html", "/assets/selector/manifest.json",
                  "/assets/javascripts/site.js", "/assets/javascripts/selector-worker.js",
-                 "/assets/stylesheets/site.css", "/api/catalog.json", "/search/search_index.json"):
+                 "/api/catalog.json", "/search/search_index.json"):
         assert cache_of(rules, path) == ["no-cache"], path
     assert any(p.endswith("/pyodide.asm.wasm") for p in immutable)
     assert any(p.endswith(".whl") for p in immutable) and any(p.endswith("/catalog.json") for p in immutable)
