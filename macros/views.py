@@ -1028,7 +1028,29 @@ def _group_table(catalog, title, method, members):
     told = "; ".join(f"{label.lower()}: {said[label][0]}" for label in ("Tool", "Lengths", "Concurrency")
                      if label in said and len(said[label]) == 1)
     caption = f"{title}. {told[:1].upper()}{told[1:]}"
-    return {"caption": caption, "headers": [[text(h)] for h in headers], "rows": rows}
+    lead = len(headers) - len(metrics) - 3  # the columns before the figures
+    headers, rows, common = _lift_common_columns(headers, rows, figures=range(lead, lead + len(metrics)))
+    if common:
+        names = [c["label"] if c["label"].startswith("GPU") else c["label"].lower() for c in common]
+        caption += ". The same in every row, given above the table: " + "; ".join(names)
+    return {"caption": caption, "headers": [[text(h)] for h in headers], "rows": rows, "common": common}
+
+
+def _lift_common_columns(headers, rows, figures):
+    """Columns that say the same in every row of a set (the model of an MLPerf set, its source and date,
+    "not fixed" concurrency...) leave the table for one line above it, and columns empty in every row
+    leave it altogether: the table keeps what tells its rows apart, and the page has a quarter fewer
+    cells. The figures always stay, and so does every column of a set with a single row."""
+    if len(rows) < 2:
+        return headers, rows, []
+    same = [i for i in range(len(headers)) if i not in figures
+            and all(r["cells"][i] == rows[0]["cells"][i] for r in rows[1:])]
+    if not same:
+        return headers, rows, []
+    blank = lambda cells: all(set(p) == {"text"} and not p["text"].strip() for p in cells)  # noqa: E731
+    common = [{"label": headers[i], "cells": rows[0]["cells"][i]} for i in same if not blank(rows[0]["cells"][i])]
+    kept = [i for i in range(len(headers)) if i not in same]
+    return ([headers[i] for i in kept], [dict(r, cells=[r["cells"][i] for i in kept]) for r in rows], common)
 
 
 def result_groups(catalog, rows=None):

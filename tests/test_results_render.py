@@ -144,16 +144,34 @@ def test_no_chart_mixes_comparable_sets(cat, catalog):
 def test_table_columns_units_and_marks(cat):
     t = group(views.result_groups(cat), "audit-server")["table"]
     headers = [cell_text(h) for h in t["headers"]]
-    assert headers[:9] == ["Engine", "Version", "System or submitter", "GPU × count", "Model", "Weights", "KV cache",
-                           "Parallelism", "Concurrency"]
-    assert headers[9:] == ["Throughput per GPU (tokens/s)", "System throughput (tokens/s)", "Output speed per user (tokens/s)",
-                           "Time per output token (ms)", "Date", "Marks and notes", "Source"]
+    # what tells the two rows apart stays in the table, the figures always; version and parallelism are
+    # empty in both rows and go; what both rows share is said once, above the table
+    assert headers == ["Engine", "System or submitter", "GPU × count", "KV cache", "Throughput per GPU (tokens/s)",
+                       "System throughput (tokens/s)", "Output speed per user (tokens/s)", "Time per output token (ms)"]
+    common = {c["label"]: cell_text(c["cells"]) for c in t["common"]}
+    assert common == {"Model": "M 8B", "Weights": "Q8", "Concurrency": "not fixed", "Date": "2026-01-02 as of",
+                      "Marks and notes": "derived, unofficial", "Source": cell_text(t["common"][-1]["cells"])}
+    assert t["common"][-1]["cells"][0]["cite"]["url"] == "https://example.org/docs"
     alpha, beta = t["rows"]
-    assert cell_text(alpha["cells"][2]) == "Sub, Sys 1" and cell_text(alpha["cells"][8]) == "not fixed"
-    assert cell_text(alpha["cells"][11]) == "40 derived" and cell_text(alpha["cells"][12]) == "p50 25 · p99 40"
-    assert cell_text(beta["cells"][6]) == "Q8" and cell_text(alpha["cells"][6]) == "16-bit (default)"
-    assert cell_text(alpha["cells"][13]) == "2026-01-02 as of"
+    assert cell_text(alpha["cells"][1]) == "Sub, Sys 1" and cell_text(alpha["cells"][2]) == "8 × X 80GB"
+    assert cell_text(alpha["cells"][6]) == "40 derived" and cell_text(alpha["cells"][7]) == "p50 25 · p99 40"
+    assert cell_text(beta["cells"][3]) == "Q8" and cell_text(alpha["cells"][3]) == "16-bit (default)"
     assert t["caption"].startswith("Set audit-server <i>. Tool: benchtool audit-server; lengths: set by the dataset")
+    assert t["caption"].endswith(". The same in every row, given above the table: model; weights; concurrency; date; "
+                                 "marks and notes; source")
+
+
+def test_lifting_keeps_figures_and_single_rows():
+    headers = ["Engine", "GPU", "Throughput", "Source"]
+    row = lambda i, engine, value: {"id": f"r{i}", "attrs": {}, "cells": [[{"text": engine}], [{"text": "H100"}],  # noqa: E731
+                                                                          [{"text": value}], [{"text": ""}]]}
+    # a single row keeps every column, empty or not
+    assert views._lift_common_columns(headers, [row(0, "A", "1")], figures=range(2, 3)) == (headers, [row(0, "A", "1")], [])
+    # a figure equal in every row stays; a shared GPU goes above the table; an empty source goes
+    h, rows, common = views._lift_common_columns(headers, [row(0, "A", "1"), row(1, "B", "1")], figures=range(2, 3))
+    assert h == ["Engine", "Throughput"] and [r["cells"] for r in rows] == [[[{"text": "A"}], [{"text": "1"}]],
+                                                                           [[{"text": "B"}], [{"text": "1"}]]]
+    assert common == [{"label": "GPU", "cells": [{"text": "H100"}]}]
 
 
 class Markup(HTMLParser):

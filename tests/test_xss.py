@@ -575,8 +575,9 @@ def test_pages_show_payloads_as_text(hostile, xpage):
                 for literal in inj.where[field]:
                     assert norm(literal) in labels, f"diagram shows {field} {literal!r} differently: {sorted(labels)}"
         pg.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-        # tables out of view wait to be rendered (content-visibility), as if the reader had scrolled to them
-        pg.evaluate("document.querySelectorAll('.iem-table-block').forEach((b) => { b.style.contentVisibility = 'visible'; })")
+        # tables and result sets out of view wait to be rendered (content-visibility), as if the reader had
+        # scrolled to them
+        pg.evaluate("document.querySelectorAll('.iem-table-block, section.iem-rset').forEach((b) => { b.style.contentVisibility = 'visible'; })")
         _check(pg, rel, seen)
     text = norm("\n".join(seen))
     inj = hostile["inj"]
