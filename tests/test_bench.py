@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ("home", "l2", "matrix", "selector", "fit")
-BUDGETS = {"cold_ratio", "longest_task", "answer_change", "answer_revisit", "build", "wire_home", "wire_l2", "wire_matrix"}
+PAGES = ("home", "l2", "matrix", "selector", "fit", "results", "compare")
+BUDGETS = {"cold_ratio", "longest_task", "answer_change", "answer_revisit", "build", "wire_home", "wire_l2", "wire_matrix",
+           "wire_results", "wire_compare"}
 
 
 def number(stat):
@@ -119,7 +120,7 @@ def test_every_budget_is_reported(report):
         "cold_ratio": number(s["cold_ratio"]), "longest_task": number(s["longest_task_ms"]),
         "answer_change": number(s["change_ms"]), "answer_revisit": number(s["revisit_ms"]),
         "build": number(report["build"]["mkdocs"]["wall_s"]),
-        **{f"wire_{k}": report["wire"][k]["gzip_bytes"] / 1000 for k in ("home", "l2", "matrix")},
+        **{f"wire_{k}": report["wire"][k]["gzip_bytes"] / 1000 for k in ("home", "l2", "matrix", "results", "compare")},
         **{f"lh_home_{c}": number(lh[c]) for c in ("performance", "accessibility", "best-practices", "seo")},
     }
     for key, value in own.items():

@@ -38,9 +38,11 @@ import lighthouse as lh  # noqa: E402
 import report  # noqa: E402
 from perfserver import BenchServer  # noqa: E402
 
-# the fit page answers once it has a model and some memory; an empty form asks for them instead
+# the fit page answers once it has a model and some memory; an empty form asks for them instead. The
+# compare view is measured as a reader meets it most, with three systems picked.
 PAGES = {"home": "", "l2": "tiers/l2/", "matrix": "matrix/", "selector": "selector/",
-         "fit": "fit/?model=qwen3-8b&gpu_memory_gb=24"}
+         "fit": "fit/?model=qwen3-8b&gpu_memory_gb=24", "results": "results/",
+         "compare": "compare/?engines=vllm,sglang,tensorrt-llm"}
 ZENSICAL_VERSION = "0.0.73"
 ZENSICAL_VENV = ROOT / ".venv-zensical"
 
