@@ -358,6 +358,52 @@ def test_tables_out_of_view_are_measured_when_they_come_near(view):
     assert not pg.errors, pg.errors
 
 
+ROW_ORDER = """() => { const t = document.getElementById('compare-table');
+  const head = [...t.tHead.rows[0].cells].filter((c) => c.dataset.col && c.checkVisibility()).map((c) => c.dataset.col);
+  const bad = [...t.tBodies].flatMap((g) => [...g.rows]).filter((r) => r.hasAttribute('data-row') && r.checkVisibility())
+    .filter((r) => [...r.cells].filter((c) => c.dataset.col && c.checkVisibility()).map((c) => c.dataset.col).join() !== head.join());
+  return { head, bad: bad.map((r) => r.cells[0].textContent.trim()), later: t.querySelectorAll('[data-later]').length }; }"""
+
+
+@pytest.mark.parametrize("engines", ["vllm,tensorrt-llm,sglang", "tgi,ollama,vllm,llama-cpp,sglang,lmdeploy", "sglang"])
+def test_compare_rows_follow_the_head_and_are_drawn_in_slices(browser, site_server, engines):
+    """compare.js moves as few cells as it can and marks only the picks' cells; every drawn row must still
+    show exactly the head's systems in the head's order, on load, after every row is shown, after picks
+    change, and once every pick is removed (all systems, in the page's order). On a first load the table
+    is drawn a few rows per task: when it is first shown, rows are still waiting (data-later)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        pg = context.new_page()
+        errors = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.add_init_script("""new MutationObserver((list, obs) => { for (const m of list) {
+            if (m.target.id === 'compare-table' && m.attributeName === 'data-pending' && !m.target.hasAttribute('data-pending')) {
+              window.__laterAtFirstDraw = m.target.querySelectorAll('[data-later]').length; obs.disconnect(); } } })
+          .observe(document, { attributes: true, subtree: true, attributeFilter: ['data-pending'] });""")
+        pg.goto(site_server.url + "compare/?engines=" + engines, wait_until="load")
+        pg.wait_for_selector("#compare-form[data-mounted]")
+        wanted = engines.split(",")
+        state = pg.evaluate(ROW_ORDER)
+        assert state == {"head": wanted, "bad": [], "later": 0}, state
+        assert pg.evaluate("() => window.__laterAtFirstDraw") > 0
+        if len(wanted) > 1:  # with one system there are no differences to look for
+            pg.uncheck("#compare-diff")
+            state = pg.evaluate(ROW_ORDER)
+            assert state["head"] == wanted and state["bad"] == [], state
+        pg.click(f'#compare-table [data-remove="{wanted[0]}"]')
+        pg.select_option("#compare-add", "mlc-llm")
+        state = pg.evaluate(ROW_ORDER)
+        assert state["head"] == wanted[1:] + ["mlc-llm"] and state["bad"] == [], state
+        for engine in pg.evaluate(ROW_ORDER)["head"]:
+            pg.click(f'#compare-table [data-remove="{engine}"]')
+        state = pg.evaluate(ROW_ORDER)
+        everyone = pg.eval_on_selector_all("#compare-add option:not([value=''])", "os => os.map((o) => o.value)")
+        assert state["head"] == everyone and state["bad"] == [], state
+        assert not errors, errors
+    finally:
+        context.close()
+
+
 COMPARE_DRAWN = ("() => { const t = document.getElementById('compare-table');"
                  " return t.checkVisibility({contentVisibilityAuto: true}) && t.getBoundingClientRect().height > 0; }")
 

@@ -4,11 +4,43 @@
 // build writes it as data-key). Names in the address that match no system are reported.
 // State lives in the address: ?engines=a,b,c and &all=1 when every row is shown.
 
+// Put a row's shown cells in the wanted order with as few moves as possible: the longest run already in
+// order stays put and only the others move (three picks out of alphabetical order: one move per row, not
+// three). Every move restyles, so on a first load this is most of the arranging work.
+function arrange(row, wanted) {
+  const at = wanted.map((cell) => cell.cellIndex);
+  const best = at.map(() => 1);
+  const prev = at.map(() => -1);
+  for (let i = 0; i < at.length; i += 1) {
+    for (let j = 0; j < i; j += 1) {
+      if (at[j] < at[i] && best[j] + 1 > best[i]) {
+        best[i] = best[j] + 1;
+        prev[i] = j;
+      }
+    }
+  }
+  const stay = new Set();
+  for (let i = best.indexOf(Math.max(...best)); i >= 0; i = prev[i]) stay.add(wanted[i]);
+  for (let i = wanted.length - 1; i >= 0; i -= 1) {
+    const cell = wanted[i];
+    if (stay.has(cell)) continue;
+    if (i + 1 < wanted.length) wanted[i + 1].before(cell);
+    else row.append(cell);
+  }
+}
+
+// after the browser has drawn a frame: rows added in two tasks between frames would be laid out together
+const nextFrame = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
+const mounting = new WeakSet();  // forms being mounted or mounted; data-mounted is set once the table is drawn
+// rows drawn in the first task and in each one after it (about 12 ms of layout each at full CPU speed)
+const FIRST_ROWS = 8;
+const ROWS_PER_TASK = 6;
+
 export function mountCompare() {
   const form = document.getElementById("compare-form");
   const table = document.getElementById("compare-table");
-  if (!form || !table || form.dataset.mounted) return;
-  form.dataset.mounted = "1";
+  if (!form || !table || mounting.has(form)) return;
+  mounting.add(form);
   const max = Number(form.dataset.max) || 6;
   const select = form.querySelector("#compare-add");
   const diff = form.querySelector("#compare-diff");
@@ -42,31 +74,61 @@ export function mountCompare() {
     history.replaceState(history.state, "", (query ? `?${query}` : location.pathname) + location.hash);
   };
 
-  const apply = () => {
-    const shown = order.length ? order : known;
-    // columns: the picks in the reader's order, the rest hidden after them
-    for (const row of table.querySelectorAll("tr")) {
-      const cells = [...row.querySelectorAll("[data-col]")];
-      if (!cells.length) continue;
-      const byId = new Map(cells.map((c) => [c.dataset.col, c]));
-      for (const id of shown) if (byId.has(id)) row.append(byId.get(id));
-      for (const c of cells) {
-        c.hidden = !shown.includes(c.dataset.col);
-        if (c.hidden) row.append(c);
-      }
+  // The columns of one row: the picks' cells in the reader's order. Head cells carry `hidden`; body cells
+  // are hidden by the stylesheet while the table has data-picked, unless marked data-on, so a change
+  // touches only the cells whose state changes. A row is arranged when it is drawn: rows hidden as equal,
+  // or not drawn yet on a first load, wait until they show. (Every mark and move restyles; arranging all
+  // 70 rows for three picks on a first load was 1,190 moves and 980 hidden flags, 180 ms of script under
+  // Lighthouse's tracing.)
+  let shown = known;
+  let picked = new Set(known);
+  let arrangedFor = "";
+  const arranged = new WeakMap();  // row -> the arrangement it has
+  const arrangeRow = (row) => {
+    if (arranged.get(row) === arrangedFor) return;
+    arranged.set(row, arrangedFor);
+    const cells = [];
+    for (const cell of row.cells) {
+      const id = cell.dataset.col;
+      if (!id) continue;
+      const on = picked.has(id);
+      if (cell.tagName === "TH") {
+        if (cell.hidden === on) cell.hidden = !on;
+      } else if (order.length) cell.toggleAttribute("data-on", on);
+      if (on) cells.push(cell);
     }
-    for (const b of table.querySelectorAll("[data-remove]")) b.hidden = !order.length;
+    if (cells.length) arrange(row, cells.sort((x, y) => shown.indexOf(x.dataset.col) - shown.indexOf(y.dataset.col)));
+  };
+  const drawn = (row) => !row.hidden && !row.hasAttribute("data-later") && !row.parentElement.hidden;
+
+  let later = [];  // rows not drawn yet on a first load, in order
+  const apply = (firstDraw = false) => {
+    shown = order.length ? order : known;
+    picked = new Set(shown);
+    arrangedFor = shown.join(",");
+    table.toggleAttribute("data-picked", order.length > 0);
+    for (const b of table.querySelectorAll("[data-remove]")) if (b.hidden !== !order.length) b.hidden = !order.length;
     // rows: with two or more systems shown, only the ones where they differ (unless the reader wants all)
     const filtering = diff.checked && shown.length >= 2;
     let same = 0;
     for (const row of rows) {
-      const keys = new Set(shown.map((id) => row.querySelector(`td[data-col="${CSS.escape(id)}"]`)?.dataset.key));
+      const keys = new Set();
+      for (const cell of row.cells) if (picked.has(cell.dataset.col)) keys.add(cell.dataset.key);
       const equal = keys.size <= 1;
-      row.hidden = filtering && equal;
+      if (row.hidden !== (filtering && equal)) row.hidden = filtering && equal;
       row.toggleAttribute("data-same", equal);
       if (filtering && equal) same += 1;
     }
-    for (const group of table.querySelectorAll("tbody")) group.hidden = ![...group.querySelectorAll("tr[data-row]")].some((r) => !r.hidden);
+    for (const group of table.tBodies) {
+      const empty = ![...group.rows].some((r) => r.hasAttribute("data-row") && !r.hidden);
+      if (group.hidden !== empty) group.hidden = empty;
+    }
+    if (firstDraw) {
+      later = [...table.tBodies].filter((group) => !group.hidden).flatMap((group) => [...group.rows])
+        .filter((row) => !row.hidden).slice(FIRST_ROWS);
+      for (const row of later) row.setAttribute("data-later", "");
+    }
+    for (const row of table.rows) if (drawn(row)) arrangeRow(row);
     diff.disabled = shown.length < 2;
     for (const option of select.options) option.disabled = option.value !== "" && (order.includes(option.value) || order.length >= max);
     select.disabled = order.length >= max;
@@ -83,7 +145,6 @@ export function mountCompare() {
     // no measuring here: the table's new size reaches tables.js's resize observer, which updates the scroll
     // cue once the browser has laid the table out (measuring now would lay out all of it at once, 0.8 s of
     // main-thread work at 4x CPU on a first load)
-    table.removeAttribute("data-pending");
   };
 
   select.addEventListener("change", () => {
@@ -110,5 +171,19 @@ export function mountCompare() {
     writeUrl();
   });
   form.addEventListener("submit", (event) => event.preventDefault());
-  apply();
+  // The table is drawn a few rows per task: laying out fifty rows of notes at once is one long task (about
+  // 160 ms on a desktop CPU when Lighthouse traces it), during which the page cannot answer the reader.
+  // The first rows show at once; the rest follow within a few frames, each row hidden meanwhile by
+  // data-later. The form gets data-mounted once every row is drawn.
+  apply(true);
+  table.removeAttribute("data-pending");
+  const drawMore = () => {
+    for (const row of later.splice(0, ROWS_PER_TASK)) {
+      row.removeAttribute("data-later");
+      if (drawn(row)) arrangeRow(row);
+    }
+    if (later.length) nextFrame(drawMore);
+    else form.dataset.mounted = "1";
+  };
+  nextFrame(drawMore);
 }
