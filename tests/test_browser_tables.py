@@ -429,6 +429,26 @@ def test_compare_table_is_skipped_until_arranged_and_shown_even_if_its_script_fa
         context.close()
 
 
+def test_compare_does_not_push_the_page_while_it_draws(browser, site_server):
+    """While the compare table waits to be arranged its box is skipped; it keeps the drawn box's height, so
+    the footer is not first drawn in view and then pushed down (a layout shift of 0.057 on a phone)."""
+    context = browser.new_context(viewport={"width": 412, "height": 823}, device_scale_factor=1.75)
+    try:
+        pg = context.new_page()
+        pg.add_init_script("""window.__shifts = []; new PerformanceObserver((list) => { for (const e of list.getEntries())
+            window.__shifts.push({ value: e.value, nodes: e.sources.map((s) => s.node && s.node.nodeType === 1 ? s.node.tagName + '.' + s.node.className : '') }); })
+          .observe({ type: 'layout-shift', buffered: true });""")
+        pg.goto(site_server.url + COMPARE, wait_until="load")
+        pg.wait_for_selector("#compare-form[data-mounted]")
+        pg.wait_for_timeout(300)
+        shifts = pg.evaluate("() => window.__shifts")
+        moved = [s for s in shifts if any("footer" in n or "iem-" in n for n in s["nodes"])]
+        assert not moved, moved
+        assert sum(s["value"] for s in shifts) < 0.01, shifts
+    finally:
+        context.close()
+
+
 LEGIBLE = """() => { const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); let small = 0, all = 0, n;
   while ((n = w.nextNode())) { const t = n.textContent.trim().length; const el = n.parentElement;
     if (!t || !el.checkVisibility()) continue;
