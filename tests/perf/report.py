@@ -207,8 +207,10 @@ Changes measured for issues 10 and 11 (Lighthouse performance at 4x CPU; single 
   as built is that state; a test runs the pass and finds nothing changed): its script under Lighthouse's
   trace 72 → 5 ms.
 - Compare view: while its table waits to be arranged, the skipped box keeps the drawn box's height, so
-  the footer no longer appears in view and is then pushed away: layout shift on a phone 0.057 → 0.001
-  (after the `make bench` run above, which measured 0.057)."""
+  the footer no longer appears in view and is then pushed away: Lighthouse layout shift 0.057 → 0.0008.
+- Two `make bench --runs 3` runs 40 minutes apart; the only change between them is the compare box's
+  height above (one CSS rule): /matrix/ 95 then 90, /tiers/l2/ 90 then 96, /results/ 84 then 86,
+  /compare/ 92 then 89. On this shared machine a median of 3 moves by up to 6 points between runs."""
 
 
 def update_readme(path, r):
