@@ -32,7 +32,7 @@ function arrange(row, wanted) {
 // after the browser has drawn a frame: rows added in two tasks between frames would be laid out together
 const nextFrame = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
 const mounting = new WeakSet();  // forms being mounted or mounted; data-mounted is set once the table is drawn
-// rows drawn in the first task and in each one after it (about 12 ms of layout each at full CPU speed)
+// rows drawn at once, then in each frame after (8 then 6: other sizes measured no different)
 const FIRST_ROWS = 8;
 const ROWS_PER_TASK = 6;
 
