@@ -54,9 +54,13 @@ serve: setup
 build: setup
 	$(VENV)/bin/mkdocs build --strict
 
+# Two test processes (pytest-xdist), each test file whole in one of them: on the 2-CPU reference machine the
+# suite takes about 16 minutes instead of 23. Each process builds its own copy of the site. `make test
+# TEST_WORKERS=0` runs everything in one process.
+TEST_WORKERS ?= 2
 test: setup chromium
 	$(MAKE) --no-print-directory check-format
-	$(PY) -m pytest
+	$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 validate: $(STAMP)
 	$(PY) -m selector validate
