@@ -75,7 +75,10 @@ def _generated(config, path, content):
 
 # What this build wrote where, for the templates (docs/overrides/main.html reads config.extra.iem) and
 # for _headers: content-addressed folders, and the pages that need inline styles.
-_build = {"immutable_dirs": set(), "inline_style_pages": [], "pyodide": None}
+_build = {"immutable_dirs": set(), "inline_style_pages": [], "pyodide": None, "theme_bundle": None}
+
+
+THEME_BUNDLE_RE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
 
 
 def on_pre_build(config):
@@ -83,6 +86,7 @@ def on_pre_build(config):
     _build["immutable_dirs"].clear()
     _build["inline_style_pages"].clear()
     _build["pyodide"] = None
+    _build["theme_bundle"] = None
     _all_hashes.clear()
     config.extra["iem"] = _build
 
@@ -122,6 +126,12 @@ def on_files(files, config):
     files.append(_generated(config, "assets/selector/manifest.json", json.dumps(manifest, sort_keys=True)))
     _build["pyodide"] = "assets/" + manifest["pyodide"].removeprefix("../")
     files.append(File.generated(config, "assets/vendor/mermaid.min.js", abs_src_path=str(mermaid)))
+    # Material's bundle, by its content-hashed name, for the pages that load it on the first interaction
+    # (front matter `theme_script: on-interaction`; see docs/overrides/main.html)
+    bundles = [f.src_uri for f in files if THEME_BUNDLE_RE.fullmatch(f.src_uri)]
+    if len(bundles) != 1:
+        raise PluginError(f"expected one Material bundle (assets/javascripts/bundle.<hash>.min.js), found {bundles}")
+    _build["theme_bundle"] = bundles[0]
     return files
 
 

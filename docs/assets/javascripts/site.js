@@ -61,6 +61,50 @@ const mountSoon = () => {
   firstLoad = false;
   setTimeout(mountAll, 0);
 };
+
+// Material's bundle, on the pages that load it on the first interaction (see docs/overrides/main.html).
+// Its document$ first emits on DOMContentLoaded, which this page has had by then, so the event is sent
+// again once the bundle has run: Material mounts its components on this document, and this file, which
+// has already mounted the page's widgets, subscribes for the pages that instant navigation brings next.
+// A key that woke the bundle is sent to it again, so a first "/" or "s" still opens search.
+const WAKE = ["pointerdown", "keydown", "touchstart", "wheel", "focusin"];
+function themeOnInteraction(src) {
+  let started = false;
+  const start = (ev) => {
+    if (started) return;
+    started = true;
+    for (const type of WAKE) removeEventListener(type, start, true);
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = () => {
+      let current = true;
+      window.document$.subscribe(() => { if (current) current = false; else mountSoon(); });
+      document.dispatchEvent(new Event("DOMContentLoaded"));
+      // a tap on the search button opened the search box without the bundle: give its field the focus
+      // the bundle gives it on that tap
+      const search = document.getElementById("__search"), query = document.querySelector("[data-md-component=search-query]");
+      if (search && search.checked && query && !query.contains(document.activeElement)) query.focus();
+      if (ev && ev.type === "keydown") {
+        const { key, code, altKey, ctrlKey, metaKey, shiftKey } = ev;
+        window.dispatchEvent(new KeyboardEvent("keydown", { key, code, altKey, ctrlKey, metaKey, shiftKey, bubbles: true }));
+      }
+    };
+    script.onerror = () => {  // a failed fetch is tried again on the next interaction
+      script.remove();
+      started = false;
+      for (const type of WAKE) addEventListener(type, start, { capture: true, passive: true });
+    };
+    document.body.append(script);
+  };
+  const params = new URLSearchParams(location.search);
+  if (location.hash.length > 1 || params.has("q") || params.has("h")) start(null);
+  else for (const type of WAKE) addEventListener(type, start, { capture: true, passive: true });
+}
+
+const themeScript = document.getElementById("iem-theme-script");
 if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountSoon);
-else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountSoon);
-else mountSoon();
+else {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountSoon, { once: true });
+  else mountSoon();
+  if (themeScript) themeOnInteraction(new URL(themeScript.dataset.src, document.baseURI).href);
+}
