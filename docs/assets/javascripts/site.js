@@ -77,6 +77,7 @@ function themeOnInteraction(src) {
     const script = document.createElement("script");
     script.src = src;
     script.onload = () => {
+      if (!window.document$) return;  // not the bundle this file knows: the page stays as it is
       let current = true;
       window.document$.subscribe(() => { if (current) current = false; else mountSoon(); });
       document.dispatchEvent(new Event("DOMContentLoaded"));
