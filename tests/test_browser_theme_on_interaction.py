@@ -165,3 +165,26 @@ def test_other_pages_run_the_bundle_while_loading(page, path):
     page.goto(page.base + path, wait_until="domcontentloaded")
     assert _has_theme(page)
     assert len(_bundle_requests(page)) == 1
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", ["tiers/l2/", "results/"])
+def test_sidebars_stop_above_the_footer_before_the_bundle(page, path):
+    """Material sizes its sidebars by script; before that script runs, site.css keeps each one within the
+    view, so at the bottom of the page the navigation does not run over the footer."""
+    page.goto(page.base + path, wait_until="load")
+    for _ in range(3):  # tables drawn near the view may lengthen the page: scroll again until it stops growing
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.wait_for_timeout(300)
+    assert not _has_theme(page)
+    boxes = page.evaluate("""() => {
+      const footer = document.querySelector('.md-footer').getBoundingClientRect().top;
+      return [...document.querySelectorAll('.md-sidebar')].filter((s) => s.offsetParent).map((s) => {
+        const wrap = s.querySelector('.md-sidebar__scrollwrap').getBoundingClientRect();
+        return { sidebar: s.className, bottom: wrap.bottom, footer, height: wrap.height };
+      });
+    }""")
+    assert boxes, "no sidebar shown at 1280 px"
+    for box in boxes:
+        assert box["bottom"] <= box["footer"] + 1, box
+        assert box["height"] > 100, box
