@@ -9,7 +9,8 @@ import zipfile
 from pathlib import Path
 
 from selector import __version__
-from selector.files import load_data_dir
+from selector.catalog import trim_for_selector
+from datatools.files import load_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("IEM_DATA_DIR", ROOT / "data"))  # tests build from a modified copy
@@ -60,7 +61,6 @@ def catalog(data_dir=DATA):
 
 
 def catalog_json(cat, trimmed=False):
-    from selector.catalog import trim_for_selector
     data = trim_for_selector(cat.raw) if trimmed else cat.raw
     # key order is kept: option order in questions.yaml is meaningful
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -68,7 +68,7 @@ def catalog_json(cat, trimmed=False):
 
 def build_wheel(package_dir=ROOT / "selector"):
     """A pure-Python wheel of the selector package, byte-for-byte reproducible."""
-    files = sorted(p for p in package_dir.glob("*.py"))
+    files = sorted(p for p in package_dir.glob("*.py") if p.name != "__main__.py")  # the CLI entry is build side
     dist = f"selector-{__version__}.dist-info"
     entries = [(f"selector/{p.name}", p.read_bytes()) for p in files]
     entries.append((f"{dist}/METADATA", (f"Metadata-Version: 2.1\nName: selector\nVersion: {__version__}\n"

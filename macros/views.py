@@ -10,6 +10,8 @@ relative to the page. The tests call these functions on small catalogs and check
 import hashlib
 from urllib.parse import urlencode
 
+from selector.rules import recommend
+
 from . import charts
 
 FEATURES = [
@@ -536,7 +538,6 @@ def scenario_query(answers):
 
 def scenario_engines(catalog, scenario, limit=2):
     """The selector's first candidates for the scenario's answers: the engines column is the selector's own answer."""
-    from selector.rules import recommend
     return [c["engine"] for c in recommend(catalog, scenario["answers"])["candidates"][:limit]]
 
 

@@ -10,7 +10,7 @@ import json
 
 from .catalog import Catalog
 from .fit import estimate, fit_arguments
-from .inputs import InputError, _shown, clean_answers
+from .inputs import InputError, show_value, clean_answers
 from .rules import recommend
 
 _catalog = None
@@ -43,7 +43,7 @@ def answer(catalog, op, answers):
             return {"ok": True, "result": recommend(catalog, answers)}
         if op == "fit":
             return {"ok": True, "result": run_fit(catalog, answers)}
-        raise InputError("op", op, f"{_shown(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
+        raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
     except InputError as exc:
         return {"ok": False, "error": exc.to_dict()}
     except RecursionError:

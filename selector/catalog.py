@@ -1,11 +1,8 @@
 """The catalog: every data file, validated, behind one object.
 
-``Catalog(raw)`` wraps plain dicts (as read from YAML on the build side or from
-``catalog.json`` in the browser).  :func:`validate` runs the JSON Schemas and
-then the named semantic checks of :mod:`selector.checks`.
+``Catalog(raw)`` wraps plain dicts (as read from YAML on the build side by :mod:`datatools.files`, or from
+``catalog.json`` in the browser); validation is build side (:mod:`datatools.validate`).
 """
-
-from dataclasses import dataclass, replace
 
 # collection folder -> schema file.  Order matters: references point backwards.
 COLLECTIONS = {
@@ -27,20 +24,6 @@ SINGLETONS = {
     "questions": "questions.schema.json",
     "glossary": "glossary.schema.json",
 }
-
-
-@dataclass(frozen=True, order=True)
-class Problem:
-    file: str
-    path: str
-    message: str
-    severity: str = "error"
-    check: str = "schema"
-
-    def __str__(self):
-        where = f"{self.file}: {self.path}" if self.path else self.file
-        prefix = {"warning": "warning: ", "info": "note: "}.get(self.severity, "")
-        return f"{prefix}{where}: {self.message}"
 
 
 class Catalog:
@@ -163,58 +146,3 @@ def trim_for_selector(raw):
     out["tree"] = raw.get("tree", {})
     out["questions"] = raw.get("questions", {})
     return out
-
-
-def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None, doc_rows=None):
-    """Schema problems first, then semantic checks (only on files that passed the schema).
-
-    Build side only: the schemas are checked with the ``jsonschema`` package
-    (:mod:`selector.validation`, imported here so that the browser never loads it).
-    Field paths in every message name list items by id where they have one.
-
-    A file that could not be read or failed its schema is reported once: references to its
-    id from other files, and scenario answers (which depend on every engine), are not
-    reported again as unknown or wrong.  ``unreadable`` holds ``(collection, id)`` of files
-    that exist but could not be read; ``checked`` maps ``(collection, id)`` to the schema
-    problems already found while reading (see :func:`selector.files.load_data_dir`), and ``doc_rows``
-    the rows of the one-document checks run there."""
-    from .checks import run_checks
-    from .paths import name_path
-    from .validation import SchemaError, schema_set
-
-    try:
-        schemas_ok = schema_set(schemas)
-    except SchemaError as exc:
-        where = schema_file(exc.name) if schema_file else f"data/schema/{exc.name}"
-        return {name: {} for name in COLLECTIONS}, [Problem(where, "", exc.message)]
-    problems = []
-    clean = {name: {} for name in COLLECTIONS}
-    for name, schema_name in COLLECTIONS.items():
-        for entry_id, doc in raw.get(name, {}).items():
-            found = (checked or {}).get((name, entry_id))
-            if found is None:
-                found = schemas_ok.validate(doc, schema_name)
-            problems.extend(Problem(files.get((name, entry_id), f"{name}/{entry_id}"), p, m) for p, m in found)
-            if not found:
-                clean[name][entry_id] = doc
-    for name, schema_name in SINGLETONS.items():
-        if name not in raw:
-            continue
-        found = (checked or {}).get((name, None))
-        if found is None:
-            found = schemas_ok.validate(raw[name], schema_name)
-        problems.extend(Problem(files.get((name, None), f"{name}.yaml"), p, m) for p, m in found)
-        if not found:
-            clean[name] = raw[name]
-    broken = set(unreadable) | {(name, key) for name in COLLECTIONS for key in raw.get(name, {}) if key not in clean[name]}
-    broken |= {(name, None) for name in SINGLETONS if name in raw and name not in clean}
-    follow_on = {f"; add data/{name}/{key}.yaml or fix the id" for name, key in broken if key is not None}
-    selector_broken = any(name in ("engines", "matrix", "tree", "questions") for name, _ in broken)
-    docs = {path: (clean.get(name) if key is None else clean[name].get(key)) for (name, key), path in files.items()}
-    for p in run_checks(clean, files, today=today, done=doc_rows):
-        if any(p.message.endswith(tail) for tail in follow_on) or (selector_broken and p.check == "scenarios-answer"):
-            continue
-        doc = docs.get(p.file)
-        named = name_path(doc, p.path) if doc else p.path
-        problems.append(p if named == p.path else replace(p, path=named))
-    return clean, problems

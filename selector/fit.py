@@ -19,6 +19,9 @@ context, and the longest context at the asked concurrency. Decode speed is an up
 bandwidth: every generated token reads the active weights and the sequence's KV cache once.
 """
 
+from .measured import rows_for
+from .weights import weight_bytes
+
 GIB = 2 ** 30
 GB = 1e9
 MODES = ("discrete", "unified", "cpu")
@@ -177,8 +180,6 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
-    from .weights import weight_bytes
-
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
     quant_id = quantization or model["native_precision"]
@@ -297,7 +298,6 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
                         "host_reserve_gib": _fact(defaults, "host_reserve_gib"), "engine": engine},
         "notes": notes,
     }
-    from .measured import rows_for
     out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g, concurrency=sequences,
                                hardware=(catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None) if gpu else []
     if with_table:

@@ -21,11 +21,11 @@ class InputError(ValueError):
 
     def __init__(self, key, value, detail, allowed=None, label=None):
         self.key, self.value, self.detail, self.allowed, self.label = key, value, detail, list(allowed or []), label
-        shown = key if isinstance(key, str) and KEY.fullmatch(key) else _shown(key)
+        shown = key if isinstance(key, str) and KEY.fullmatch(key) else show_value(key)
         super().__init__(f"{shown}: {detail}")
 
     def to_dict(self):
-        key = self.key if isinstance(self.key, str) else _shown(self.key)
+        key = self.key if isinstance(self.key, str) else show_value(self.key)
         return {"key": key, "value": _jsonable(self.value), "message": str(self), "detail": self.detail,
                 "label": self.label or key, "allowed": self.allowed}
 
@@ -35,12 +35,12 @@ def _jsonable(value):
         if isinstance(value, float) and not math.isfinite(value):
             return str(value)
         if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-            return _shown(value)
+            return show_value(value)
         return value if not isinstance(value, str) else value[:200]
-    return _shown(value)[:80]
+    return show_value(value)[:80]
 
 
-def _shown(value):
+def show_value(value):
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         # repr() of a huge int raises ValueError (int max str digits) and is unreadable anyway
         return f"a {len(format(value, 'x')) * 4}-bit integer"
@@ -84,7 +84,7 @@ def options(catalog, source, scale=None):
 
 def _choice(key, value, allowed, context="", label=None):
     if not isinstance(value, str) or value not in allowed:
-        raise InputError(key, value, f"{_shown(value)} is not allowed{context}; use one of "
+        raise InputError(key, value, f"{show_value(value)} is not allowed{context}; use one of "
                                      f"{allowed_list(allowed, 40)}{did_you_mean(value, allowed)}", allowed, label)
     return value
 
@@ -99,18 +99,18 @@ def _number(key, value, q, integer):
         text = value.strip()
         if len(text) > 40 or not (INTEGER if integer else DECIMAL).fullmatch(text):
             how = "digits only" if integer else "digits with an optional decimal point"
-            raise InputError(key, value, f"{_shown(value)} is not {kind}; write {how}{span}", label=label)
+            raise InputError(key, value, f"{show_value(value)} is not {kind}; write {how}{span}", label=label)
         value = int(text) if integer else float(text)
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(key, value, f"{_shown(value)} is not {kind}{span}", label=label)
+        raise InputError(key, value, f"{show_value(value)} is not {kind}{span}", label=label)
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(key, value, f"{_shown(value)} is not a finite number{span}", label=label)
+        raise InputError(key, value, f"{show_value(value)} is not a finite number{span}", label=label)
     if integer and isinstance(value, float):
         if not value.is_integer():
-            raise InputError(key, value, f"{_shown(value)} is not {kind}{span}", label=label)
+            raise InputError(key, value, f"{show_value(value)} is not {kind}{span}", label=label)
         value = int(value)
     if low is not None and value < low or high is not None and value > high:
-        raise InputError(key, value, f"{_shown(value)} is out of range; use {kind}{span}", label=label)
+        raise InputError(key, value, f"{show_value(value)} is out of range; use {kind}{span}", label=label)
     return value
 
 

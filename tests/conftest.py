@@ -25,7 +25,7 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def catalog():
-    from selector.files import load_data_dir
+    from datatools.files import load_data_dir
     cat, problems = load_data_dir(ROOT / "data")
     errors = [p for p in problems if p.severity == "error"]
     assert not errors, "\n".join(map(str, errors))

@@ -2,7 +2,7 @@
 
 Each case edits a copy of the real data/ in a temporary folder (see tests/bad_data/corpus.py) and
 names the problem `python -m selector validate` must report: file, field path, a message fragment
-and the named check.  All cases run in-process through selector.files.load_data_dir; the ones
+and the named check.  All cases run in-process through datatools.files.load_data_dir; the ones
 marked `cli: true` also run as `python -m selector validate DIR` to prove the exit code, one line
 per problem and no traceback.
 """
@@ -16,8 +16,8 @@ import pytest
 
 from bad_data import corpus
 from conftest import ROOT
-from selector.checks import CHECKS, DOC_CHECKS
-from selector.files import load_data_dir
+from datatools.checks import CHECKS, DOC_CHECKS
+from datatools.files import load_data_dir
 
 REAL_DATA = ROOT / "data"
 CASES = corpus.load_cases()

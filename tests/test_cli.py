@@ -20,7 +20,7 @@ def test_validate_real_data_is_clean(catalog):
     summary = proc.stdout.strip().splitlines()[-1]
     assert summary.startswith("ok: ")
     # every collection is counted, so a new GPU or format file is confirmed as read
-    from selector.__main__ import LABELS
+    from datatools.cli import LABELS
     from selector.catalog import COLLECTIONS, SINGLETONS
     for name in COLLECTIONS:
         count = len(getattr(catalog, name))

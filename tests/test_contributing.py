@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from conftest import ROOT
-from selector.files import load_schemas
-from selector.guide import END, START, markdown
+from datatools.files import load_schemas
+from datatools.guide import END, START, markdown
 
 TEXT = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")

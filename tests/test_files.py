@@ -1,4 +1,4 @@
-"""selector.files: only regular files inside data/, read safely, with libyaml and the Python loader agreeing.
+"""datatools.files: only regular files inside data/, read safely, with libyaml and the Python loader agreeing.
 
 The libyaml fast path must give the same document as the pure-Python reference loader on every real
 data file, on every file of the malformed-data corpus and on a set of tricky YAML snippets (booleans,
@@ -17,8 +17,8 @@ import pytest
 
 from bad_data import corpus
 from conftest import ROOT
-from selector import files
-from selector.files import MAX_BYTES, Refused, parse_document, parse_yaml_text, read_bytes
+from datatools import files
+from datatools.files import MAX_BYTES, Refused, parse_document, parse_yaml_text, read_bytes
 
 REAL = ROOT / "data"
 
@@ -76,7 +76,7 @@ def test_corpus_identical_both_ways(case, tmp_path):
         # and the problems a contributor sees are the same
         rel = f"data/{edit['file']}"
         doc_fast, found_fast = parse_document(text, rel)
-        doc_ref, found_ref = parse_document(text, rel, loader=files._loader_class())
+        doc_ref, found_ref = parse_document(text, rel, loader=files.loader_class())
         assert typed(doc_fast) == typed(doc_ref) and found_fast == found_ref
 
 
@@ -132,7 +132,7 @@ def test_tricky_yaml_identical_both_ways(text):
 def test_deep_nesting_never_reaches_libyaml():
     """libyaml composes nodes recursively in C: 100,000 levels overflow the C stack (a crash, not an
     exception). The bound sends such files to the Python loader, in a subprocess to survive a crash."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from selector.files import parse_document\n"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from datatools.files import parse_document\n"
             "n = 100000\ntext = 'a: ' + '[' * n + ']' * n + '\\n'\n"
             "doc, problems = parse_document(text, 'x.yaml')\nprint(problems[0].message)\n"
             "text = 'a:\\n' + '- ' * n + 'x\\n'\ndoc, problems = parse_document(text, 'x.yaml')\nprint(problems[0].message)\n")
@@ -246,7 +246,7 @@ def test_document_checks_where_read_equal_checks_after():
     """The one-document checks run where a file is read (``done``) or, for a catalog assembled
     elsewhere, after it; both give the same problems."""
     from datetime import date
-    from selector.checks import document_checks, run_checks, _entries
+    from datatools.checks import document_checks, run_checks, _entries
     catalog, _ = files.load_data_dir(REAL, today=date(2026, 12, 1))
     data = catalog.raw
     paths = {(c, k): f"data/{c}/{k}.yaml" for c, k, _ in _entries(data)}

@@ -270,7 +270,7 @@ def test_fit_input_errors(catalog, answers, key):
 
 def test_readme_calibration_table_is_current(catalog):
     from pathlib import Path
-    from selector.calibration import markdown
+    from datatools.calibration import markdown
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- calibration:start -->\n", 1)[1].split("\n<!-- calibration:end -->", 1)[0]
     assert block == markdown(catalog), "README's calibration table is stale: paste `python -m selector calibration`"

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from selector.files import load_data_dir, parse_yaml_text
-from selector.fixer import fix_dir
+from datatools.files import load_data_dir, parse_yaml_text
+from datatools.fixer import fix_dir
 
 REAL = ROOT / "data"
 
@@ -188,7 +188,7 @@ COMMENTED = {
 
 
 def _comments(text):
-    from selector.fixer import find_comments
+    from datatools.fixer import find_comments
     return sorted(c[2] for c in find_comments(text) if not c[2].startswith("# yaml-language-server"))
 
 
@@ -243,7 +243,7 @@ def test_fix_with_comments_is_idempotent(commented):
 
 
 def test_hash_inside_text_is_not_a_comment():
-    from selector.fixer import find_comments
+    from datatools.fixer import find_comments
     text = ("# yaml-language-server: $schema=x\ntitle: 'issue #3333'\nnote: C# and F#\nurl: https://a.b/#frag\n"
             "summary: >-\n  a folded # not a comment\n  line\nkey: v # yes\n")
     assert [c[2] for c in find_comments(text)] == ["# yaml-language-server: $schema=x", "# yes"]

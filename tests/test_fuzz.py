@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from selector import api
 from selector.catalog import trim_for_selector
-from selector.files import load_data_dir
-from selector.inputs import InputError, _shown, options
+from datatools.files import load_data_dir
+from selector.inputs import InputError, show_value, options
 from selector.rules import recommend
 
 CATALOG, _PROBLEMS = load_data_dir(ROOT / "data")
@@ -133,7 +133,7 @@ def check_input_error(exc):
     assert message and len(message.splitlines()) == 1, message
     key = exc.key
     assert isinstance(key, str), key
-    assert key in message or _shown(key) in message, (key, message)
+    assert key in message or show_value(key) in message, (key, message)
     json.dumps(exc.to_dict(), allow_nan=False)
 
 

@@ -14,14 +14,14 @@ def error(catalog, answers, page="selector"):
 
 
 def test_shown_values_are_short_and_readable():
-    from selector.inputs import _shown
-    assert _shown("x" * 58) == repr("x" * 58)  # 60 characters with the quotes: shown whole
+    from selector.inputs import show_value
+    assert show_value("x" * 58) == repr("x" * 58)  # 60 characters with the quotes: shown whole
     assert len(repr("x" * 58)) == 60
-    assert _shown("x" * 59) == repr("x" * 59)[:57] + "..."  # 61: cut to 60
-    assert len(_shown("y" * 500)) == 60
-    assert _shown(2**300) == "a 304-bit integer"  # 76 hex digits
-    assert _shown(2**256) == "a 260-bit integer" and _shown(2**255) != "a 256-bit integer"
-    assert _shown(True) == "True" and _shown(None) == "None"
+    assert show_value("x" * 59) == repr("x" * 59)[:57] + "..."  # 61: cut to 60
+    assert len(show_value("y" * 500)) == 60
+    assert show_value(2**300) == "a 304-bit integer"  # 76 hex digits
+    assert show_value(2**256) == "a 260-bit integer" and show_value(2**255) != "a 256-bit integer"
+    assert show_value(True) == "True" and show_value(None) == "None"
 
 
 def test_error_dict_is_json_ready_and_names_the_key():

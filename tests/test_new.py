@@ -13,9 +13,9 @@ import pytest
 
 from conftest import ROOT
 from selector.catalog import COLLECTIONS
-from selector.files import load_data_dir, parse_yaml_text
-from selector.fixer import fix_dir
-from selector.skeleton import KINDS
+from datatools.files import load_data_dir, parse_yaml_text
+from datatools.fixer import fix_dir
+from datatools.skeleton import KINDS
 
 REAL = ROOT / "data"
 
@@ -107,5 +107,5 @@ def test_new_refuses(tmp_path, args, fragment):
 def test_kind_aliases():
     proc = run("new", "--help")
     assert proc.returncode == 0 and "KIND" in proc.stdout
-    from selector.skeleton import resolve_kind
+    from datatools.skeleton import resolve_kind
     assert resolve_kind("engines") == "engines" and resolve_kind("Matrix") == "matrix" and resolve_kind("result") == "results"

@@ -28,8 +28,8 @@ def cell_text(cell):
 def test_mini_results_follow_the_schema():
     """The hand-made sets have the shape data/results must have (so the renderers are tested on real shapes)."""
     from conftest import ROOT
-    from selector.files import read_schemas
-    from selector.validation import schema_set
+    from datatools.files import read_schemas
+    from datatools.validation import schema_set
     found, problems = read_schemas(ROOT / "data")
     assert not problems, problems
     schemas = schema_set(found)

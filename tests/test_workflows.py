@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from selector.files import parse_yaml_text  # YAML 1.2-ish: `on:` stays the key "on", not True
+from datatools.files import parse_yaml_text  # YAML 1.2-ish: `on:` stays the key "on", not True
 
 GITHUB = ROOT / ".github"
 WORKFLOWS = sorted((GITHUB / "workflows").glob("*.yml"))

@@ -22,7 +22,7 @@ import pytest
 
 from conftest import ROOT, build_site, free_port
 from selector.catalog import COLLECTIONS, SINGLETONS
-from selector.checks import names_in
+from datatools.checks import names_in
 
 # one-line payloads: every free-text field gets them
 ONE_LINE = [
@@ -182,8 +182,8 @@ def inject(raw):
     """Payloads in every free-text field of ``raw`` (in place), found from the schemas."""
     import copy
 
-    from selector.files import read_schemas
-    from selector.validation import schema_set
+    from datatools.files import read_schemas
+    from datatools.validation import schema_set
     schemas, problems = read_schemas(ROOT / "data")
     assert not problems, problems
     bundled = schema_set(schemas).bundled
@@ -217,7 +217,7 @@ def write_data(src, dest, raw):
 
 
 def load_raw(data_dir):
-    from selector.files import read_data_dir
+    from datatools.files import read_data_dir
     raw, _, problems = read_data_dir(data_dir)
     assert not [p for p in problems if p.severity == "error"]
     return raw
@@ -238,7 +238,7 @@ def load_raw(data_dir):
 def test_hostile_url_is_rejected(tmp_path, url):
     import subprocess
     import sys
-    from selector.files import load_data_dir
+    from datatools.files import load_data_dir
     raw = load_raw(ROOT / "data")
     raw["engines"]["lm-studio"]["homepage"] = url
     first = sorted(raw["trends"]["dynamo"]["sources"])[0]
@@ -264,7 +264,7 @@ def hostile(tmp_path_factory):
     raw = load_raw(ROOT / "data")
     inj = inject(raw)
     write_data(ROOT / "data", base / "data", raw)
-    from selector.files import load_data_dir
+    from datatools.files import load_data_dir
     _, problems = load_data_dir(base / "data")
     errors = [p for p in problems if p.severity == "error"]
     assert not errors, "the hostile data set must stay valid:\n" + "\n".join(map(str, errors))
@@ -701,7 +701,7 @@ def test_loosened_id_pattern_runs_no_code(tmp_path):
     text = (data / "engines" / "lm-studio.yaml").read_text(encoding="utf-8")
     text = text.replace("\nid: lm-studio\n", f"\nid: \"{JINJA_ID}\"\n", 1).replace("\nname: LM Studio\n", "\nname: Jinja\n", 1)
     (data / "engines" / f"{JINJA_ID}.yaml").write_text(text, encoding="utf-8")
-    from selector.files import load_data_dir
+    from datatools.files import load_data_dir
     _, problems = load_data_dir(data)
     assert not [p for p in problems if p.severity == "error"], "the edited schema lets the id through validation"
     marker = ROOT / "iem-pwned"

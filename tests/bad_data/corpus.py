@@ -45,7 +45,7 @@ def load_cases():
     """The cases, checked for shape so a typo in the corpus fails loudly."""
     import sys
     sys.path.insert(0, str(ROOT))
-    from selector.files import parse_yaml_text
+    from datatools.files import parse_yaml_text
 
     cases = parse_yaml_text(CASES_FILE.read_text(encoding="utf-8"))
     assert isinstance(cases, list), "cases.yaml must be a list of cases"
@@ -99,7 +99,7 @@ def _dump(doc, header):
 
 
 def apply_edit(data_dir, edit):
-    from selector.files import parse_yaml_text
+    from datatools.files import parse_yaml_text
 
     target = data_dir / edit["file"]
     if "symlink" in edit or edit.get("fifo"):

@@ -31,7 +31,9 @@ import tempfile
 from collections import namedtuple
 from pathlib import Path
 
-from .catalog import Problem
+from .files import Refused, data_files, decode, loader_class, parse_document, parse_yaml_text, read_bytes, read_schemas
+from .problem import Problem
+
 
 WIDTH = 110          # one-line flow collections and plain text stay within this many columns
 FOLD_AT = WIDTH - 12  # folded text breaks at the first space after this column
@@ -279,8 +281,7 @@ def _entries(text):
     whether its whole value sits on that line)."""
     import yaml
 
-    from .files import _loader_class
-    root = yaml.compose(text, Loader=_loader_class())
+    root = yaml.compose(text, Loader=loader_class())
     out = []
 
     def one_line(node, line):
@@ -382,7 +383,6 @@ def format_document(doc, schema_name, schemas, schema_ref, comments=()):
     """The canonical text of ``doc`` with ``comments`` (see :func:`comments_of`) in place; falls
     back to plain block style if the styled text would not read back as the same data.
     Returns None when no layout reads back as the same data and comments."""
-    from .files import parse_yaml_text
     comments = list(comments)
     schema = schemas.get(schema_name, {})
     ordered = _sorted(doc, schema, schemas, schema_name)
@@ -411,7 +411,7 @@ _LEADING_WS = re.compile(r"^[ \t]+", re.M)
 Result = namedtuple("Result", "changed problems")
 
 
-def _write(path, text):
+def write_file(path, text):
     """Replace ``path`` (a regular file already read) with ``text``, in its own folder."""
     mode = os.lstat(path).st_mode & 0o777
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".fix-", suffix=".yaml")
@@ -428,7 +428,6 @@ def _write(path, text):
 
 def fix_file(path, rel, schema_name, schema_ref, schemas):
     """``(new text or None, [Problem])`` for one data file; None when it is already canonical."""
-    from .files import Refused, decode, parse_document, read_bytes
     try:
         raw = read_bytes(path)
     except Refused as exc:
@@ -457,7 +456,6 @@ def fix_dir(data_dir, check=False):
     """Lay out every data file of ``data_dir``; returns :data:`Result` (changed paths, problems).
 
     With ``check``, nothing is written."""
-    from .files import data_files, read_schemas
     data_dir = Path(data_dir)
     targets, problems = data_files(data_dir)
     if not targets:
@@ -480,5 +478,5 @@ def fix_dir(data_dir, check=False):
         if new is not None:
             changed.append(path)
             if not check:
-                _write(path, new)
+                write_file(path, new)
     return Result(changed, problems)

@@ -26,7 +26,7 @@ import json
 import re
 
 from .paths import join, name_parts
-from .suggest import allowed_list, did_you_mean
+from selector.suggest import allowed_list, did_you_mean
 
 _ANNOTATIONS = {"description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}
 _DROP = {"$defs", "definitions", "$id", "$schema", "$anchor"}
@@ -169,11 +169,11 @@ def validator_class(fast=True):
 
 # -- bundling ------------------------------------------------------------------------------------------
 
-def _bundle(node, base, registry, trail):
+def bundle_schema(node, base, registry, trail):
     """``node`` with every ``$ref`` replaced by its target (resolved through ``registry`` against
     ``base``, the file it was written in); ``trail`` holds the references being expanded."""
     if isinstance(node, list):
-        return [_bundle(v, base, registry, trail) for v in node]
+        return [bundle_schema(v, base, registry, trail) for v in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
@@ -188,10 +188,10 @@ def _bundle(node, base, registry, trail):
         except referencing.exceptions.Unresolvable:
             raise SchemaError(trail[0], f"$ref {ref!r} in {base} does not resolve to a schema; "
                                         "check the file name and the #/$defs/... path") from None
-        rest = {k: _bundle(v, base, registry, trail) for k, v in node.items() if k != "$ref" and k not in _DROP}
+        rest = {k: bundle_schema(v, base, registry, trail) for k, v in node.items() if k != "$ref" and k not in _DROP}
         if absolute in trail:  # a recursive schema: keep the reference, resolved by the registry at run time
             return {**rest, "$ref": absolute}
-        target = _bundle(resolved.contents, absolute.partition("#")[0] or base, registry, trail + (absolute,))
+        target = bundle_schema(resolved.contents, absolute.partition("#")[0] or base, registry, trail + (absolute,))
         if not isinstance(target, dict):
             return {**rest, "allOf": [target]}
         clash = (set(rest) - _ANNOTATIONS) & (set(target) - _ANNOTATIONS)
@@ -205,9 +205,9 @@ def _bundle(node, base, registry, trail):
         if key in ("enum", "const", "required", "default", "examples"):
             out[key] = value
         elif key in ("properties", "patternProperties") and isinstance(value, dict):
-            out[key] = {k: _bundle(v, base, registry, trail) for k, v in value.items()}
+            out[key] = {k: bundle_schema(v, base, registry, trail) for k, v in value.items()}
         else:
-            out[key] = _bundle(value, base, registry, trail)
+            out[key] = bundle_schema(value, base, registry, trail)
     return out
 
 
@@ -269,7 +269,7 @@ class SchemaSet:
         checker = FormatChecker(formats=("date",))
         self.bundled, self.validators = {}, {}
         for name in sorted(schemas):
-            self.bundled[name] = _bundle(schemas[name], name, self.registry, (name,))
+            self.bundled[name] = bundle_schema(schemas[name], name, self.registry, (name,))
             for pattern in _patterns(self.bundled[name]):
                 try:
                     ecma_regex(pattern)

@@ -7,7 +7,10 @@ fails when that part is out of date).  Build side only.
 
 import re
 
-from .catalog import COLLECTIONS
+from selector.catalog import COLLECTIONS
+
+from .validation import SchemaSet, bundle_schema
+
 
 START, END = "<!-- fields:start -->", "<!-- fields:end -->"
 # where each collection shows up on the site (the schemas cannot say this)
@@ -105,12 +108,11 @@ def collection_guide(collection, bundled):
 
 def shared_guide(schema_set):
     """Sections for the parts every file shares: a citation under ``sources`` and a fact."""
-    from .validation import _bundle
     out = []
     for name, title, intro in (
             ("source", "every entry of `sources`", "A citation; facts point at it by its key."),
             ("fact", "every fact (`features`, ...)", "A fact about an engine: `{value: yes, note: ..., source: KEY}`.")):
-        schema = _bundle(schema_set.schemas["common.schema.json"]["$defs"][name], "common.schema.json",
+        schema = bundle_schema(schema_set.schemas["common.schema.json"]["$defs"][name], "common.schema.json",
                          schema_set.registry, ("common.schema.json",))
         lines = [f"### {title}", "", intro, "", "| Field | Required | Value | What to write |", "|---|---|---|---|"]
         for field, need, what, description in _rows(schema, "", schema.get("required", []), 2):
@@ -121,7 +123,6 @@ def shared_guide(schema_set):
 
 def markdown(schemas, only=None):
     """The field guide for every collection (or only one) as Markdown."""
-    from .validation import SchemaSet
     schema_set = SchemaSet(schemas)
     bundled = schema_set.bundled
     first = [c for c in ("engines", "models", "quantization", "hardware", "gpus", "formats") if c in COLLECTIONS]

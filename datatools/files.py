@@ -22,8 +22,15 @@ import re
 import stat
 from pathlib import Path
 
-from .catalog import COLLECTIONS, SINGLETONS, Problem
+from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
+
+from .checks import document_checks
 from .paths import join
+from .problem import Problem
+from .validate import validate
+from .validation import SchemaError, schema_set
+
+
 
 MAX_BYTES = 256 * 1024
 MAX_SAFE_INT = 2**53 - 1
@@ -137,7 +144,7 @@ class AliasUsed(Exception):
 _LOADER = None
 
 
-def _loader_class():
+def loader_class():
     """The reference loader: PyYAML's pure-Python SafeLoader with YAML 1.2-style scalars
     (only true/false are booleans; ``yes``, ``no`` and dates stay text), duplicate keys
     reported with both lines, and aliases refused."""
@@ -201,7 +208,7 @@ def _fast_parts():
         except ImportError:  # PyYAML built without libyaml
             _FAST["parts"] = None
         else:
-            Loader = _loader_class()
+            Loader = loader_class()
             table = Loader.yaml_implicit_resolvers
             wildcard = list(table.get(None, []))
             if Loader.yaml_path_resolvers:  # pragma: no cover - the inlined resolver would miss them
@@ -318,7 +325,7 @@ def parse_yaml_text(text, loader=None, fast=True):
             return _parse_fast(text)[0]
         except _Fallback:
             pass
-    return yaml.load(text, Loader=loader or _loader_class())
+    return yaml.load(text, Loader=loader or loader_class())
 
 
 def _parse(text, loader=None):
@@ -498,14 +505,12 @@ def _read_batch(batch, schema_set=None, today=None):
     checks that read one document alone (:func:`selector.checks.document_checks`), here, in parallel."""
     if schema_set is None and "schemas" in _WORKER:
         schema_set, today = _WORKER["schemas"], _WORKER["today"]
-    document_checks = None
-    if schema_set is not None and today is not None:
-        from .checks import document_checks
+    doc_checks = document_checks if schema_set is not None and today is not None else None
     out = []
     for collection, key, path, schema_name, ref, rel in batch:
         doc, problems = read_file(path, rel, schema_ref=ref)
         found = schema_set.validate(doc, schema_name) if doc is not None and schema_set is not None else None
-        rows = document_checks(collection, key, doc, today) if found == [] and document_checks else None
+        rows = doc_checks(collection, key, doc, today) if found == [] and doc_checks else None
         out.append((collection, key, rel, doc, problems, found, rows))
     return out
 
@@ -637,8 +642,6 @@ def load_data_dir(data_dir, today=None):
     A schema file that is missing or broken stops validation there: nothing is
     checked against a schema that cannot be trusted.
     """
-    from .catalog import Catalog, validate
-    from .validation import SchemaError, schema_set
 
     data_dir = Path(data_dir)
     rel = _rel_to(data_dir.parent)

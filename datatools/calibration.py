@@ -6,7 +6,7 @@ context. The bound must stay above every measurement; the ratio says how much of
 the engine turns into tokens. ``python -m selector calibration`` prints the table the README carries.
 """
 
-from .fit import estimate
+from selector.fit import estimate
 
 
 def calibration_rows(catalog):

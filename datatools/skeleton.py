@@ -11,9 +11,14 @@ written: ``validate`` exits 0 and warns about every TODO still in it.
 from datetime import date
 from pathlib import Path
 
-from .catalog import COLLECTIONS
-from .fixer import Comment, format_document
-from .suggest import did_you_mean
+from selector.catalog import COLLECTIONS
+from selector.rules import recommend
+from selector.suggest import did_you_mean
+
+from .files import load_data_dir, read_schemas
+from .fixer import Comment, format_document, write_file
+from .validation import SchemaSet, ecma_regex
+
 
 KINDS = {  # what a contributor types -> collection folder
     "engine": "engines", "gpu": "gpus", "model": "models", "quantization": "quantization",
@@ -199,7 +204,6 @@ class _Builder:
 
     def top_candidate(self, answers):
         try:
-            from .rules import recommend
             result = recommend(self.catalog, answers)
             return result["candidates"][0]["engine"]
         except Exception:
@@ -217,7 +221,6 @@ LIST_HINTS = {
 
 def skeleton(collection, entry_id, catalog, schemas, today=None, kind=None):
     """``(document, comments)`` for a new entry of ``collection``."""
-    from .validation import SchemaSet
     bundled = SchemaSet(schemas).bundled[COLLECTIONS[collection]]
     builder = _Builder(collection, entry_id, catalog, today or date.today())
     doc = builder.finish(builder.mapping(bundled, []))
@@ -247,7 +250,6 @@ def _paths(node, path=()):
 
 def check_id(collection, entry_id, schemas, data_dir):
     """Refuse an id the schema would refuse or that a file already has."""
-    from .validation import SchemaSet, ecma_regex
     id_schema = SchemaSet(schemas).bundled[COLLECTIONS[collection]].get("properties", {}).get("id", {})
     if "enum" in id_schema:
         if entry_id not in id_schema["enum"]:
@@ -266,8 +268,6 @@ def check_id(collection, entry_id, schemas, data_dir):
 
 def new_entry(kind, entry_id, data_dir, today=None):
     """Write the skeleton; returns the path written.  Raises :class:`NewError`."""
-    from .files import load_data_dir, read_schemas
-    from .fixer import _write
     collection = resolve_kind(kind)
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
@@ -288,5 +288,5 @@ def new_entry(kind, entry_id, data_dir, today=None):
         target.touch(mode=0o644, exist_ok=False)
     except FileExistsError:
         raise NewError(f"ID: data/{collection}/{entry_id}.yaml already exists; edit it, or pick another id") from None
-    _write(target, text)
+    write_file(target, text)
     return target
