@@ -7,6 +7,10 @@ in after Markdown has run (``hooks.on_page_content``), so data text never reache
 Headings stay Markdown (the table of contents needs them) and their text is escaped for Markdown.
 """
 
+import html
+
+from mkdocs.exceptions import PluginError
+
 from . import forms, site, views
 from .templating import render
 
@@ -45,6 +49,24 @@ def results_markdown(view, page_url):
         out.append("## " + site.md_heading(g["title"]) + anchor)
         out.append(site.stash(render("results-group.html", page_url, g=g)))
     return "\n\n".join(out)
+
+
+def on_pre_page_macros(env):
+    """A tier page names its tier in front matter (``tier: L2``) and nothing else: its meta description
+    is made from the data (the tier and the systems whose ``tier:`` it is). Material prints the
+    description as HTML, hence the escaping."""
+    tier_id = env.page.meta.get("tier")
+    if tier_id is None:
+        return
+    where = f"docs/{env.page.file.src_uri}"
+    tiers = site.catalog().tiers
+    if tier_id not in tiers:
+        raise PluginError(f"{where}: tier: {tier_id!r} is not a tier of data/tiers/ (one of {', '.join(sorted(tiers))})")
+    if env.page.url != views.common.tier_url(tier_id):
+        raise PluginError(f"{where}: tier: {tier_id} belongs on {views.common.tier_url(tier_id)}, not {env.page.url}")
+    if "description" in env.page.meta:
+        raise PluginError(f"{where}: description: remove it, a tier page's description is made from the data")
+    env.page.meta["description"] = html.escape(views.tiers.tier_description(site.catalog(), tier_id), quote=True)
 
 
 def define_env(env):
@@ -93,13 +115,16 @@ def define_env(env):
     def results_explorer():
         return results_markdown(views.results.results_explorer(cat()), page_url())
 
-    @env.macro
-    def tier_page(tier_id):
-        return sections_markdown(views.tiers.tier_page(cat(), tier_id), page_url())
+    def page_tier(tier_id):
+        return tier_id or env.page.meta["tier"]  # a tier page's front matter names its tier
 
     @env.macro
-    def tier_title(tier_id):
-        tier = cat().tiers[tier_id]
+    def tier_page(tier_id=None):
+        return sections_markdown(views.tiers.tier_page(cat(), page_tier(tier_id)), page_url())
+
+    @env.macro
+    def tier_title(tier_id=None):
+        tier = cat().tiers[page_tier(tier_id)]
         return site.md_heading(f"{tier['id']} {tier['name']}")
 
     @env.macro

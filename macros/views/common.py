@@ -5,28 +5,55 @@ A table cell is a list of *parts*, each a one-key dict (``{"text": ...}``, ``{"l
 draw; links are site paths that the template makes relative to the page.
 """
 
+import functools
+import json
 
-FEATURES = [
-    ("openai_api", "OpenAI-compatible API"),
-    ("continuous_batching", "Continuous batching"),
-    ("paged_kv", "Paged / block KV cache"),
-    ("prefix_caching", "Prefix caching"),
-    ("chunked_prefill", "Chunked prefill"),
-    ("speculative_decoding", "Speculative decoding"),
-    ("pd_disaggregation", "Prefill/decode disaggregation"),
-    ("expert_parallelism", "Expert parallelism"),
-    ("multi_lora", "Multi-LoRA"),
-    ("structured_output", "Structured output"),
-    ("multimodal", "Multimodal input"),
-    ("cpu_offload", "CPU weight offload"),
-]
-KIND_LABEL = {"engine": "Engine", "orchestration": "Orchestration layer", "kv-cache": "KV-cache layer"}
-TIER_PAGE = {"L1": "tiers/l1/", "L1.5": "tiers/l1-5/", "L2": "tiers/l2/", "L3": "tiers/l3/"}
-TIER_ORDER = {"L1": 1, "L1.5": 2, "L2": 3, "L3": 4}
-METHOD_LABEL = {"ngram": "n-gram", "draft-model": "draft model", "eagle": "EAGLE", "eagle3": "EAGLE-3",
-                "medusa": "Medusa", "mtp": "MTP", "lookahead": "lookahead", "suffix": "suffix decoding",
-                "experts": "MoE experts on the CPU", "layers": "whole layers on the CPU",
-                "weights-streaming": "weights streamed from host RAM"}
+from ..site import DATA
+
+
+# -- labels from the schemas ------------------------------------------------------------------------
+# The words the site shows for a field or an enum value are written once, in data/schema/*.json: a
+# field's ``title``; an enum's ``enumNames``, one per value in the enum's order (the schema stays the
+# one list of values, so validation keeps its "use one of ..." message).
+
+@functools.cache
+def schema(name):
+    """A schema of ``data/schema/`` as written (not bundled): only its annotations are read here."""
+    return json.loads((DATA / "schema" / name).read_text(encoding="utf-8"))
+
+
+def schema_node(name, pointer):
+    """The part of schema ``name`` at a JSON Pointer (``/properties/kind``)."""
+    node = schema(name)
+    for key in pointer.strip("/").split("/"):
+        node = node[key.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def enum_labels(name, pointer):
+    """``{value: label}`` of the enum at ``pointer``, from its ``enumNames``."""
+    node = schema_node(name, pointer)
+    values, names = node.get("enum"), node.get("enumNames")
+    if not values or not isinstance(names, list) or len(names) != len(values):
+        raise ValueError(f"data/schema/{name}: {pointer}: enumNames must give one label per enum value "
+                         f"({len(values or [])} values, {len(names) if isinstance(names, list) else 'no'} labels)")
+    return dict(zip(values, names))
+
+
+def field_titles(name, pointer):
+    """``[(key, title)]`` of the properties at ``pointer``, in the schema's order."""
+    out = []
+    for key, node in schema_node(name, pointer).items():
+        if not node.get("title"):
+            raise ValueError(f"data/schema/{name}: {pointer}/{key}: needs a title (the label the site shows)")
+        out.append((key, node["title"]))
+    return out
+
+
+FEATURES = field_titles("engine.schema.json", "/properties/features/properties")
+KIND_LABEL = enum_labels("engine.schema.json", "/properties/kind")
+METHOD_LABEL = {**enum_labels("engine.schema.json", "/$defs/speculativeDecodingMethod"),
+                **enum_labels("engine.schema.json", "/$defs/cpuOffloadMethod")}
 
 
 def text(value):
@@ -76,13 +103,20 @@ def engine_link(catalog, engine_id):
     return link(engine_url(engine_id), engine["name"] if engine else engine_id)
 
 
+def tier_url(tier_id):
+    """A tier's page: ``docs/tiers/`` names it after the id (L1.5 -> ``tiers/l1-5/``)."""
+    return f"tiers/{tier_id.lower().replace('.', '-')}/"
+
+
 def tier_link(tier_id):
-    return link(TIER_PAGE[tier_id], tier_id)
+    return link(tier_url(tier_id), tier_id)
 
 
 def engines_ordered(catalog, kinds=None):
+    """Engines in the site's order: by their tier's ``order`` (data/tiers), engines before the layers
+    around them, then by name."""
     return sorted((e for e in catalog.engines.values() if kinds is None or e["kind"] in kinds),
-                  key=lambda e: (TIER_ORDER[e["tier"]], e["kind"] != "engine", e["name"].lower()))
+                  key=lambda e: (catalog.tiers[e["tier"]]["order"], e["kind"] != "engine", e["name"].lower()))
 
 
 PICK_MIN = 7  # a table with at least this many engine columns gets an engine picker above it

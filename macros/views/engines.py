@@ -2,13 +2,12 @@
 ``table.html``, ``results-engine.html``, ``sources-list.html``) and the engine index."""
 
 from .common import (
-    FEATURES, KIND_LABEL, cite, engine_link, engines_ordered, ext_link, fact, figure_rows, parts, source, table,
-    text, tier_link)
+    FEATURES, KIND_LABEL, cite, engine_link, engines_ordered, enum_labels, ext_link, fact, figure_rows, parts, source,
+    table, text, tier_link)
 from .results import engine_results
 
 
-REL_LABEL = {"backend": "runs on top of", "integrates-with": "integrates with", "built-on": "is built on",
-             "kernels-merged-into": "has its kernels merged into"}
+REL_LABEL = enum_labels("engine.schema.json", "/properties/relations/items/properties/type")
 
 
 def source_list(entry):

@@ -7,7 +7,7 @@ The explorer groups rows by comparable set and never draws two sets in one chart
 from urllib.parse import urlencode
 
 from .. import charts
-from .common import engine_link, engines_ordered, link, parts, source, table, text
+from .common import engine_link, engines_ordered, enum_labels, link, parts, source, table, text
 
 
 RESULT_FILTERS = [("engine", "Engine"), ("gpu", "GPU"), ("model", "Model"), ("weights", "Weight precision"),
@@ -31,9 +31,7 @@ LATENCY_STATS = (("median", "p50"), ("p99", "p99"), ("mean", "mean"), ("p90", "p
 # the figure a set is summed up by, best first: bars use it, engine pages quote it
 HEADLINE_METRICS = ("throughput_per_gpu", "decode_tps", "throughput_total", "prompt_tps", "output_tps_per_user", "requests_per_s")
 RESULT_KIND_RANK = {"benchmark-suite": 0, "audited-benchmark": 1, "engine-project": 2, "vendor": 3, "paper": 4, "community": 5}
-RESULT_KIND_LABEL = {"audited-benchmark": "audited benchmark", "benchmark-suite": "independent benchmark suite",
-                     "vendor": "hardware or cloud vendor", "engine-project": "the engine's own team", "community": "community",
-                     "paper": "paper"}
+RESULT_KIND_LABEL = enum_labels("result-set.schema.json", "/properties/kind")
 SCATTER = {"width": 480, "height": 340, "left": 70, "right": 14, "top": 12, "bottom": 58}
 BARS = {"width": 480, "row": 30, "top": 38, "bottom": 8, "pad": 6}
 

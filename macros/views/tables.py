@@ -2,8 +2,10 @@
 quantization schemes, accelerators, models and every headline figure."""
 
 from .common import (
-    KIND_LABEL, cite, engine_link, engines_ordered, figure_rows, parts, quant_order, table, text, tier_link)
+    KIND_LABEL, cite, engine_link, engines_ordered, enum_labels, figure_rows, parts, quant_order, table, text, tier_link)
 from .results import result_counts, results_link_cell
+
+APPLIES_TO_LABEL = enum_labels("quantization.schema.json", "/properties/applies_to")
 
 
 def overview_table(catalog):
@@ -34,7 +36,7 @@ def quant_reference(catalog):
         native = [h["name"] for h in hardware if h["id"] in q["native_hardware"]]
         rows.append([
             {"anchor": f"q-{q['id']}", "text": q["name"]},
-            text("weights" if q["applies_to"] == "weights" else "KV cache"),
+            text(APPLIES_TO_LABEL[q["applies_to"]]),
             text(f"{q['bits_per_weight']:g}"),
             text(", ".join(native) or "none (stored, computed wider)"),
             parts(text(q["summary"]), cite(catalog, q, q["source"])),

@@ -1,5 +1,5 @@
 """The tier pages (``templates/tier-intro.html``, ``tier-choose.html``, ``tier-engine.html``, then the
-side-by-side grid) and the tiers at a glance on the home page."""
+side-by-side grid), their meta descriptions, and the tiers at a glance on the home page."""
 
 from .common import FEATURES, engine_headers, engine_link, engines_ordered, fact, table, text, tier_link
 
@@ -15,6 +15,18 @@ def tier_engines(catalog, tier_id):
     rank = {eid: i for i, eid in enumerate(order)}
     engines = [e for e in engines_ordered(catalog) if e["tier"] == tier_id]
     return sorted(engines, key=lambda e: (e["kind"] != "engine", rank.get(e["id"], len(rank)), e["name"].lower()))
+
+
+def tier_description(catalog, tier_id):
+    """A tier page's meta description (search snippets), made from the data: the tier, and the systems
+    whose ``tier:`` is this one in the tier page's order, so no page names its engines by hand."""
+    t = catalog.tiers[tier_id]
+    names = [e["name"] for e in tier_engines(catalog, tier_id)]
+    if not names:
+        return f"Tier {t['id']} ({t['name']})."
+    if len(names) == 1:
+        return f"Tier {t['id']} ({t['name']}): {names[0]}, every fact cited."
+    return f"Tier {t['id']} ({t['name']}): {', '.join(names[:-1])} and {names[-1]} compared, every fact cited."
 
 
 def tier_page(catalog, tier_id):
