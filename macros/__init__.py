@@ -1,25 +1,32 @@
 """mkdocs-macros entry point: wiring only.
 
 Each macro takes the catalog from :func:`macros.site.catalog` (the loader ``python -m selector
-validate`` uses), asks a renderer in :mod:`macros.views` for data, renders it with a template from
-``macros/templates/`` and hands Markdown a placeholder (:func:`macros.site.stash`): the markup is put
+validate`` uses), asks a renderer in :mod:`macros.views` (one module per page family) for data,
+renders it with a template from ``macros/templates/`` and hands Markdown a placeholder (:func:`macros.site.stash`): the markup is put
 in after Markdown has run (``hooks.on_page_content``), so data text never reaches a Markdown parser.
 Headings stay Markdown (the table of contents needs them) and their text is escaped for Markdown.
 """
+
+import html
+
+from mkdocs.exceptions import PluginError
 
 from . import forms, site, views
 from .templating import render
 
 # macro name -> (renderer, template, name of the template variable)
 TABLES = {
-    "overview_table": views.overview_table, "feature_table": views.feature_table, "format_table": views.format_table,
-    "format_list": views.format_list, "hardware_table": views.hardware_table, "quant_reference": views.quant_reference,
-    "quant_engine_table": views.quant_engine_table, "gpu_table": views.gpu_table, "model_table": views.model_table,
-    "scenarios": views.scenarios, "sources_table": views.sources_table, "stale_facts": views.stale_facts,
-    "verified_table": views.verified_table, "tiers_glance": views.tiers_glance, "all_figures": views.all_figures,
+    "overview_table": views.tables.overview_table, "format_list": views.tables.format_list,
+    "quant_reference": views.tables.quant_reference, "gpu_table": views.tables.gpu_table,
+    "model_table": views.tables.model_table, "all_figures": views.tables.all_figures,
+    "feature_table": views.grids.feature_table, "format_table": views.grids.format_table,
+    "hardware_table": views.grids.hardware_table, "quant_engine_table": views.grids.quant_engine_table,
+    "scenarios": views.scenarios.scenarios, "tiers_glance": views.tiers.tiers_glance,
+    "sources_table": views.sources.sources_table, "stale_facts": views.sources.stale_facts,
+    "verified_table": views.sources.verified_table,
 }
-BLOCKS = {"tree_list": (views.tree_list, "tree-list.html"), "tree_diagram": (views.tree_diagram, "tree-diagram.html"),
-          "compare": (views.compare, "compare.html"), "glossary": (views.glossary, "glossary.html")}
+BLOCKS = {"tree_list": (views.tree.tree_list, "tree-list.html"), "tree_diagram": (views.tree.tree_diagram, "tree-diagram.html"),
+          "compare": (views.compare.compare, "compare.html"), "glossary": (views.glossary.glossary, "glossary.html")}
 
 
 def sections_markdown(view, page_url, heading_level=2):
@@ -44,6 +51,24 @@ def results_markdown(view, page_url):
     return "\n\n".join(out)
 
 
+def on_pre_page_macros(env):
+    """A tier page names its tier in front matter (``tier: L2``) and nothing else: its meta description
+    is made from the data (the tier and the systems whose ``tier:`` it is). Material prints the
+    description as HTML, hence the escaping."""
+    tier_id = env.page.meta.get("tier")
+    if tier_id is None:
+        return
+    where = f"docs/{env.page.file.src_uri}"
+    tiers = site.catalog().tiers
+    if tier_id not in tiers:
+        raise PluginError(f"{where}: tier: {tier_id!r} is not a tier of data/tiers/ (one of {', '.join(sorted(tiers))})")
+    if env.page.url != views.common.tier_url(tier_id):
+        raise PluginError(f"{where}: tier: {tier_id} belongs on {views.common.tier_url(tier_id)}, not {env.page.url}")
+    if "description" in env.page.meta:
+        raise PluginError(f"{where}: description: remove it, a tier page's description is made from the data")
+    env.page.meta["description"] = html.escape(views.tiers.tier_description(site.catalog(), tier_id), quote=True)
+
+
 def define_env(env):
     def page_url():
         return env.page.url if env.page is not None else ""
@@ -54,7 +79,7 @@ def define_env(env):
     # option takes them as a dict, so no abbreviation is typed by hand and none becomes Markdown text.
     if "abbr" in env.conf["markdown_extensions"]:
         try:
-            terms = views.abbreviations(cat())
+            terms = views.glossary.abbreviations(cat())
         except site.DataError:
             terms = {}  # hooks.on_config reports the data problem and stops the build
         env.conf["mdx_configs"].setdefault("abbr", {})["glossary"] = terms
@@ -66,37 +91,40 @@ def define_env(env):
 
     @env.macro
     def matrix():
-        data = views.matrix(cat())
+        data = views.matrix.matrix(cat())
         return (site.stash(render("matrix.html", page_url(), scores=data["scores"])) + "\n\n## What the scores mean\n\n"
-                + site.stash(render("matrix.html", page_url(), rubric=views.matrix_rubric(cat()))) + "\n\n## Why each score\n\n"
+                + site.stash(render("matrix.html", page_url(), rubric=views.matrix.matrix_rubric(cat()))) + "\n\n## Why each score\n\n"
                 + site.stash(render("table.html", page_url(), t=data["notes"], empty="")))
 
     @env.macro
     def trends():
-        return sections_markdown(views.trends(cat()), page_url())
+        return sections_markdown(views.trends.trends(cat()), page_url())
 
     @env.macro
     def engine_index():
-        return sections_markdown(views.engine_index(cat()), page_url())
+        return sections_markdown(views.engines.engine_index(cat()), page_url())
 
     @env.macro
     def engine_page():
         """The page of the engine this generated page belongs to (from its file name, never from page source)."""
-        view = views.engine_page(cat(), site.engine_id_of(env.page))
+        view = views.engines.engine_page(cat(), site.engine_id_of(env.page))
         head = site.stash(render("engine-head.html", page_url(), **view["head"]))
         return f"# {site.md_heading(view['name'])}\n\n{head}\n\n" + sections_markdown(view, page_url())
 
     @env.macro
     def results_explorer():
-        return results_markdown(views.results_explorer(cat()), page_url())
+        return results_markdown(views.results.results_explorer(cat()), page_url())
+
+    def page_tier(tier_id):
+        return tier_id or env.page.meta["tier"]  # a tier page's front matter names its tier
 
     @env.macro
-    def tier_page(tier_id):
-        return sections_markdown(views.tier_page(cat(), tier_id), page_url())
+    def tier_page(tier_id=None):
+        return sections_markdown(views.tiers.tier_page(cat(), page_tier(tier_id)), page_url())
 
     @env.macro
-    def tier_title(tier_id):
-        tier = cat().tiers[tier_id]
+    def tier_title(tier_id=None):
+        tier = cat().tiers[page_tier(tier_id)]
         return site.md_heading(f"{tier['id']} {tier['name']}")
 
     @env.macro

@@ -1,5 +1,8 @@
 """A tiny hand-made catalog for renderer tests (every collection, two engines)."""
 
+import json
+from pathlib import Path
+
 from selector.catalog import Catalog
 
 SRC = {"d": {"url": "https://example.org/docs", "title": "Docs <b>", "kind": "official-docs", "as_of": "2026-01-02"}}
@@ -14,8 +17,9 @@ def fact(v, note=None):
     return f
 
 
-FEATURES = ["openai_api", "continuous_batching", "paged_kv", "prefix_caching", "chunked_prefill", "speculative_decoding",
-            "pd_disaggregation", "expert_parallelism", "multi_lora", "structured_output", "multimodal", "cpu_offload"]
+# every serving feature of the engine schema, in its order (the schema is the one list of them)
+FEATURES = list(json.loads((Path(__file__).resolve().parents[1] / "data" / "schema" / "engine.schema.json")
+                           .read_text(encoding="utf-8"))["properties"]["features"]["properties"])
 
 
 def engine(eid, name, tier="L2", status="active", **kw):

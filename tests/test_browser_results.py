@@ -36,8 +36,8 @@ def ids(items):
 
 @pytest.fixture(scope="module")
 def expected(catalog):
-    rows = views.result_rows(catalog)
-    groups = views.result_groups(catalog, rows)
+    rows = views.results.result_rows(catalog)
+    groups = views.results.result_groups(catalog, rows)
     charted = {i["row"] for g in groups for c in g["charts"] for i in c.get("points", []) + c.get("bars", [])}
     return {"rows": rows, "charted": charted}
 

@@ -43,7 +43,7 @@ def test_rel_links():
 
 
 def test_overview_rows_are_data(cat):
-    t = views.overview_table(cat)
+    t = views.tables.overview_table(cat)
     assert [cell_text(r[0]) for r in t["rows"]] == ["Alpha", "Beta"]
     beta = t["rows"][1]
     assert beta[0] == [{"link": {"href": "engines/beta/", "text": "Beta"}}]
@@ -52,15 +52,15 @@ def test_overview_rows_are_data(cat):
 
 
 def test_overview_markup_links_relative_and_escapes(cat):
-    html = table_html(views.overview_table(cat))
+    html = table_html(views.tables.overview_table(cat))
     assert html.count("<tr>") == 3  # header + two engines
     assert 'href="../engines/alpha/"' in html and "Team &amp; Co" in html
     assert "maintenance since 2025-01-01" in html
 
 
 def test_feature_grid_cells(cat):
-    t = views.feature_table(cat)
-    assert len(t["rows"]) == len(views.FEATURES) and len(t["headers"]) == 3
+    t = views.grids.feature_table(cat)
+    assert len(t["rows"]) == len(views.common.FEATURES) and len(t["headers"]) == 3
     values = [c[0]["fact"]["value"] for row in t["rows"] for c in row[1:]]
     assert values == ["yes"] * 24
     assert t["rows"][0][1][0]["fact"]["cite"]["url"] == "https://example.org/docs"
@@ -69,28 +69,28 @@ def test_feature_grid_cells(cat):
 
 
 def test_support_grids_mark_undocumented_cells(cat):
-    fmt = views.format_table(cat)
+    fmt = views.grids.format_table(cat)
     assert fmt["rows"][0][1][0]["fact"]["value"] == "partial" and fmt["rows"][0][1][0]["fact"]["note"] == "beta"
     cat.engines["beta"]["formats"] = []
-    fmt = views.format_table(cat)
+    fmt = views.grids.format_table(cat)
     missing = fmt["rows"][0][2][0]["fact"]
     assert missing["value"] == "unknown" and missing["note"] == "No source found" and missing["cite"] is None
     html = table_html(fmt, "formats/")
     assert 'title="beta"' in html and 'title="No source found"' in html and "iem-unknown" in html
-    assert cell_text(views.hardware_table(cat)["rows"][0][0]) == "GPU X"
+    assert cell_text(views.grids.hardware_table(cat)["rows"][0][0]) == "GPU X"
 
 
 def test_citation_is_an_escaped_link(cat):
-    html = table_html(views.feature_table(cat))
+    html = table_html(views.grids.feature_table(cat))
     assert 'href="https://example.org/docs"' in html
     assert "Docs &lt;b&gt;" in html and "Docs <b>" not in html
 
 
 def test_quant_tables(cat):
-    ref = views.quant_reference(cat)
+    ref = views.tables.quant_reference(cat)
     by_name = {cell_text(r[0][:1]) or r[0][0]["text"]: r for r in ref["rows"]}
     assert cell_text(by_name["Q8"][3]) == "GPU X" and cell_text(by_name["BF"][3]) == "none (stored, computed wider)"
-    grid = views.quant_engine_table(cat)
+    grid = views.grids.quant_engine_table(cat)
     q8 = next(r for r in grid["rows"] if cell_text(r[0]) == "Q8")
     assert [p for p in q8[1] if "small" in p] == [{"small": "GPU X"}]
     bf = next(r for r in grid["rows"] if cell_text(r[0]) == "BF")
@@ -99,18 +99,18 @@ def test_quant_tables(cat):
 
 
 def test_gpu_and_model_tables(cat):
-    gpu = views.gpu_table(cat)["rows"][0]
+    gpu = views.tables.gpu_table(cat)["rows"][0]
     assert cell_text(gpu[2]) == "80 GiB" and cell_text(gpu[4]) == "3350 GB/s"
-    assert cell_text(views.model_table(cat)["rows"][0][5]) == "GQA, 8 KV heads × 128"
+    assert cell_text(views.tables.model_table(cat)["rows"][0][5]) == "GQA, 8 KV heads × 128"
 
 
 def test_attention_text_names_layer_kinds():
     model = {"attention": {"type": "gqa", "kv_heads": 8, "head_dim": 64, "layers": {"full": 18, "sliding": 18}, "window": 128}}
-    assert views.attention_text(model) == "GQA, 8 KV heads × 64; 18 full, 18 sliding layers (window 128)"
+    assert views.tables.attention_text(model) == "GQA, 8 KV heads × 64; 18 full, 18 sliding layers (window 128)"
 
 
 def test_engine_page_sections(cat):
-    view = views.engine_page(cat, "beta")
+    view = views.engines.engine_page(cat, "beta")
     headings = [s["heading"] for s in view["sections"]]
     assert headings == ["When to pick it", "When not to", "Serving features", "Hardware", "Weight formats", "Quantization",
                         "Headline figures", "Milestones", "Measured results", "Sources"]
@@ -124,7 +124,7 @@ def test_engine_page_sections(cat):
 
 def test_engine_page_macro_makes_markdown_headings_and_placeholders(cat, monkeypatch):
     from macros import sections_markdown, site
-    md = sections_markdown(views.engine_page(cat, "beta"), "engines/beta/")
+    md = sections_markdown(views.engines.engine_page(cat, "beta"), "engines/beta/")
     assert "## When to pick it" in md and "## Sources" in md
     keys = re.findall(r"<!--(iem[0-9a-f]{24})-->", md)
     assert len(keys) == 10
@@ -133,11 +133,11 @@ def test_engine_page_macro_makes_markdown_headings_and_placeholders(cat, monkeyp
 
 
 def test_tier_page_follows_the_tree_order(cat):
-    view = views.tier_page(cat, "L2")
+    view = views.tiers.tier_page(cat, "L2")
     names = [s["heading"] for s in view["sections"] if s["template"] == "tier-engine.html"]
     assert names == ["Alpha", "Beta"]
     cat.tree["branches"][0]["leaves"][0]["engines"] = ["beta"]
-    names = [s["heading"] for s in views.tier_page(cat, "L2")["sections"] if s["template"] == "tier-engine.html"]
+    names = [s["heading"] for s in views.tiers.tier_page(cat, "L2")["sections"] if s["template"] == "tier-engine.html"]
     assert names == ["Beta", "Alpha"]
     assert any(s["heading"] == "Side by side" for s in view["sections"])
     choose = next(s for s in view["sections"] if s["heading"] == "Choosing within the tier")
@@ -145,7 +145,7 @@ def test_tier_page_follows_the_tree_order(cat):
 
 
 def test_trends(cat):
-    view = views.trends(cat)
+    view = views.trends.trends(cat)
     sec = view["sections"][0]
     assert sec["heading"] == "Trend T" and cell_text(sec["data"]["points"][0]) == "point one"
     html = render(sec["template"], "trends/", **sec["data"])
@@ -153,7 +153,7 @@ def test_trends(cat):
 
 
 def test_matrix_has_rationale_on_hover_and_footnotes(cat):
-    data = views.matrix(cat)
+    data = views.matrix.matrix(cat)
     scores = [p["score"]["n"] for row in data["scores"]["rows"] for c in row[1:] for p in c if "score" in p]
     assert scores == [4, 2]
     html = table_html(data["scores"], "matrix/") + table_html(data["notes"], "matrix/")
@@ -163,45 +163,45 @@ def test_matrix_has_rationale_on_hover_and_footnotes(cat):
 
 
 def test_tree_list_and_diagram(cat):
-    data = views.tree_list(cat)
+    data = views.tree.tree_list(cat)
     leaf = data["branches"][0]["leaves"][0]
     assert leaf["id"] == "svc-d" and leaf["default"] and data["warnings"] == ["Beta is retired"]
     html = render("tree-list.html", "tree/", **data)
     assert 'id="tree-svc-d"' in html and "(default)" in html and "Beta is retired" in html
-    src = views.tree_mermaid_source(cat)
+    src = views.tree.tree_mermaid_source(cat)
     assert src.startswith("flowchart") and "Alpha" in src
 
 
 def test_mermaid_labels_are_literal(cat):
     cat.tree["branches"][0]["label"] = '%%{init: {"theme": "dark"}}%% <b>x</b> `y` #1\nz'
-    src = views.tree_mermaid_source(cat)
+    src = views.tree.tree_mermaid_source(cat)
     line = next(x for x in src.splitlines() if "root -->" in x)
     assert "%%" not in line and "<" not in line and "`" not in line and '"theme"' not in line
     assert "#37;#37;" in line and "#lt;b#gt;" in line and "#96;y#96;" in line and "#35;1 z" in line
 
 
 def test_scenarios_link_to_selector_with_answers(cat, monkeypatch):
-    monkeypatch.setattr(views, "scenario_engines", lambda catalog, s: ["alpha"])
-    row = views.scenarios(cat)["rows"][0]
+    monkeypatch.setattr(views.scenarios, "scenario_engines", lambda catalog, s: ["alpha"])
+    row = views.scenarios.scenarios(cat)["rows"][0]
     assert row[2] == [{"link": {"href": "engines/alpha/", "text": "Alpha"}}]
     assert row[3] == [{"link": {"href": "selector/?scale=service&workload=w", "text": "try it"}}]
-    assert 'href="../selector/?scale=service&amp;workload=w"' in table_html(views.scenarios(cat), "scenarios/")
+    assert 'href="../selector/?scale=service&amp;workload=w"' in table_html(views.scenarios.scenarios(cat), "scenarios/")
 
 
 def test_sources_and_freshness(cat):
-    t = views.sources_table(cat)
+    t = views.sources.sources_table(cat)
     assert sum(1 for r in t["rows"] if r[0][0]["ext"]["href"] == "https://example.org/docs") >= 5
-    assert len(views.stale_facts(cat, limit=3)["rows"]) == 3
-    assert views.source_counts(cat)["official-docs"] > 0
+    assert len(views.sources.stale_facts(cat, limit=3)["rows"]) == 3
+    assert views.sources.source_counts(cat)["official-docs"] > 0
 
 
 def test_all_figures(cat):
-    rows = views.all_figures(cat)["rows"]
+    rows = views.tables.all_figures(cat)["rows"]
     assert [r[1][0]["strong"] for r in rows] == ["2x faster", "2x faster"]
 
 
 def test_compare_has_a_column_per_system(cat):
-    data = views.compare(cat)
+    data = views.compare.compare(cat)
     assert [e["id"] for e in data["engines"]] == ["alpha", "beta"]
     assert all(len(r["cells"]) == 2 and len(r["cmp"]) == 2 for r in data["rows"])
     html = render("compare.html", "compare/", **data)
@@ -215,8 +215,8 @@ def test_compare_has_a_column_per_system(cat):
 
 def test_compare_rows_differentiate(cat):
     """Groups for scores, figures, features and per-item support; keys tell equal cells from different ones."""
-    data = views.compare(cat)
-    rows = {(r["group"], views.plain(r["label"])): r for r in data["rows"]}
+    data = views.compare.compare(cat)
+    rows = {(r["group"], views.common.plain(r["label"])): r for r in data["rows"]}
     assert [g for g in dict.fromkeys(r["group"] for r in data["rows"])] == [
         "At a glance", "Decision matrix", "Serving features", "Hardware", "Weight formats", "Quantization", "Measured results"]
     speed = rows[("Decision matrix", "Speed")]
@@ -232,42 +232,42 @@ def test_compare_rows_differentiate(cat):
     assert rows[("Measured results", "Published measurements")]["cmp"] == ["4 rows in 3 comparable sets", "3 rows in 3 comparable sets"]
     # a citation or a note does not make two cells different
     cat.engines["beta"]["features"]["openai_api"] = {"value": "yes", "note": "other words", "source": "d"}
-    api = next(r for r in views.compare(cat)["rows"] if views.plain(r["label"]) == "OpenAI-compatible API")
+    api = next(r for r in views.compare.compare(cat)["rows"] if views.common.plain(r["label"]) == "OpenAI-compatible API")
     assert api["cmp"] == ["yes", "yes"]
     html = render("compare.html", "compare/", **data)
     assert html.count('<tbody class="iem-compare-group">') == 7 and 'data-key="maintenance"' in html
 
 
 def test_compare_key_is_short_and_stable():
-    long = [views.text("x" * 100)]
-    assert views.compare_key(long) == views.compare_key([views.text("X" * 100)])
-    assert views.compare_key(long).startswith("#") and len(views.compare_key(long)) == 13
-    assert views.compare_key([views.text("  Yes ")]) == "yes"
+    long = [views.common.text("x" * 100)]
+    assert views.compare.compare_key(long) == views.compare.compare_key([views.common.text("X" * 100)])
+    assert views.compare.compare_key(long).startswith("#") and len(views.compare.compare_key(long)) == 13
+    assert views.compare.compare_key([views.common.text("  Yes ")]) == "yes"
 
 
 def test_wide_tables_carry_column_ids_picker_and_labels(cat, catalog):
-    grid = views.feature_table(catalog)
-    engines = [e["id"] for e in views.engines_ordered(catalog, ("engine",))]
+    grid = views.grids.feature_table(catalog)
+    engines = [e["id"] for e in views.common.engines_ordered(catalog, ("engine",))]
     assert grid["cols"] == engines and [c["id"] for c in grid["picker"]] == engines
     html = table_html(grid)
     assert html.count('name="col"') == len(engines) and f"all {len(engines)} shown" in html
-    assert html.count('data-col="vllm"') == len(views.FEATURES) + 1
+    assert html.count('data-col="vllm"') == len(views.common.FEATURES) + 1
     assert "Scroll sideways for more columns" in html and "data-wide" in html
     # few engine columns: no picker, still ids and the sticky-header box
-    small = views.feature_table(cat)
+    small = views.grids.feature_table(cat)
     assert small["picker"] is None and 'name="col"' not in table_html(small) and 'data-col="alpha"' in table_html(small)
     # text tables become cards on phones: every cell labelled with its column header
-    overview = table_html(views.overview_table(cat))
+    overview = table_html(views.tables.overview_table(cat))
     assert "iem-stack" in overview and overview.count('data-label="Positioning"') == 2
     assert 'data-label="Tier"' in overview
     # a narrow table stays plain
-    plain = table_html(views.verified_table(cat))
+    plain = table_html(views.sources.verified_table(cat))
     assert "data-wide" not in plain and "data-label" not in plain and "Scroll sideways" not in plain
 
 
 def test_one_word_names_never_break():
-    html = render("list.html", "", items=[[views.tier_link("L1.5")], [views.link("engines/x/", "TensorRT-LLM")],
-                                          [views.link("engines/y/", "Text Generation Inference")]])
+    html = render("list.html", "", items=[[views.common.tier_link("L1.5")], [views.common.link("engines/x/", "TensorRT-LLM")],
+                                          [views.common.link("engines/y/", "Text Generation Inference")]])
     assert html.count('class="iem-nowrap"') == 2 and '<a href="engines/y/">Text' in html
 
 
@@ -311,7 +311,7 @@ def test_no_python_file_writes_html_tags():
 def test_scenario_engines_come_from_the_selector(catalog):
     for s in catalog.scenarios.values():
         from selector.rules import recommend
-        assert views.scenario_engines(catalog, s)[0] == recommend(catalog, s["answers"])["candidates"][0]["engine"]
+        assert views.scenarios.scenario_engines(catalog, s)[0] == recommend(catalog, s["answers"])["candidates"][0]["engine"]
 
 
 def test_every_support_cell_is_the_engines_own_fact(cat):
@@ -331,8 +331,8 @@ def test_every_support_cell_is_the_engines_own_fact(cat):
         ("quantization", "BF", "beta"): ("yes", None, True),
     }
     seen = {}
-    for grid, t in (("hardware", views.hardware_table(cat)), ("formats", views.format_table(cat)),
-                    ("quantization", views.quant_engine_table(cat))):
+    for grid, t in (("hardware", views.grids.hardware_table(cat)), ("formats", views.grids.format_table(cat)),
+                    ("quantization", views.grids.quant_engine_table(cat))):
         for row in t["rows"]:
             name = row[0]["text"] if "text" in row[0] else cell_text(row[0])
             for engine, cell in zip(("alpha", "beta"), row[1:]):
@@ -345,6 +345,6 @@ def test_every_support_cell_is_the_engines_own_fact(cat):
                 if grid == "quantization" and facts[0]["value"] != "unknown":
                     assert {"small": "GPU X"} in cell, cell  # the hardware the entry covers
     assert seen == expected
-    html = table_html(views.format_table(cat), "formats/")
+    html = table_html(views.grids.format_table(cat), "formats/")
     assert re.search(r'data-col="alpha"[^>]*>\s*<span class="iem-support iem-partial" title="beta"', html), html
     assert re.search(r'data-col="beta"[^>]*>\s*<span class="iem-support iem-no" title="not loaded"', html), html

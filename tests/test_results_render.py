@@ -38,8 +38,8 @@ def test_mini_results_follow_the_schema():
 
 
 def test_rows_flatten_with_per_user_speed_measured_or_derived(cat):
-    rows = {(r["set_id"], r["index"]): r for r in views.result_rows(cat)}
-    assert len(rows) == 7 and [r["id"] for r in views.result_rows(cat)] == [f"r{i}" for i in range(7)]
+    rows = {(r["set_id"], r["index"]): r for r in views.results.result_rows(cat)}
+    assert len(rows) == 7 and [r["id"] for r in views.results.result_rows(cat)] == [f"r{i}" for i in range(7)]
     measured = rows[("serve-a", 0)]
     assert measured["per_user"] == 50 and not measured["derived_user"]
     derived = rows[("audit-server", 0)]
@@ -48,7 +48,7 @@ def test_rows_flatten_with_per_user_speed_measured_or_derived(cat):
     # concurrency: the row's, else the method's, else "none" for the filter
     assert rows[("serve-a", 1)]["filters"]["concurrency"] == "64"
     assert rows[("bench-v", 0)]["filters"]["concurrency"] == "1"
-    assert rows[("audit-server", 0)]["filters"]["concurrency"] == views.NO_CONCURRENCY
+    assert rows[("audit-server", 0)]["filters"]["concurrency"] == views.results.NO_CONCURRENCY
     assert rows[("bench-c", 0)]["filters"] == {"engine": "alpha", "gpu": "x80", "model": "m", "weights": "q8", "set": "bench-512",
                                                "concurrency": "1"}
     # age: the run date, else the source's publication date, else its as-of date
@@ -57,7 +57,7 @@ def test_rows_flatten_with_per_user_speed_measured_or_derived(cat):
 
 
 def test_groups_follow_comparable_sets_and_say_the_method(cat):
-    groups = views.result_groups(cat)
+    groups = views.results.result_groups(cat)
     assert [g["id"] for g in groups] == ["serve-1k", "audit-server", "bench-512"]  # suite, audited, then the rest
     bench = group(groups, "bench-512")
     assert bench["count"] == 3 and [s["title"] for s in bench["sources"]] == ["Set bench-c <i>", "Set bench-v <i>"]
@@ -76,7 +76,7 @@ def test_groups_follow_comparable_sets_and_say_the_method(cat):
 
 
 def test_marks_say_who_measured(cat):
-    groups = views.result_groups(cat)
+    groups = views.results.result_groups(cat)
     marks = {s["title"]: [m["mark"] for m in s["marks"]] for g in groups for s in g["sources"]}
     assert marks == {"Set serve-a <i>": [], "Set audit-server <i>": ["derived, unofficial"],
                      "Set bench-c <i>": ["community"], "Set bench-v <i>": ["vendor-reported"]}
@@ -86,7 +86,7 @@ def test_marks_say_who_measured(cat):
 
 
 def test_charts_scatter_where_both_figures_exist_else_bars(cat):
-    groups = views.result_groups(cat)
+    groups = views.results.result_groups(cat)
     serve = group(groups, "serve-1k")["charts"]
     assert [c["kind"] for c in serve] == ["scatter"] and len(serve[0]["points"]) == 2
     audit = group(groups, "audit-server")["charts"]
@@ -101,7 +101,7 @@ def test_charts_scatter_where_both_figures_exist_else_bars(cat):
 
 
 def test_scatter_coordinates_stay_in_the_plot_and_follow_the_values(cat):
-    chart = group(views.result_groups(cat), "serve-1k")["charts"][0]
+    chart = group(views.results.result_groups(cat), "serve-1k")["charts"][0]
     box = chart["plot"]
     for p in chart["points"]:
         assert box["left"] <= p["x"] <= box["right"] and box["top"] <= p["y"] <= box["bottom"]
@@ -134,15 +134,15 @@ def _no_chart_mixes_sets(groups):
 
 
 def test_no_chart_mixes_comparable_sets(cat, catalog):
-    _no_chart_mixes_sets(views.result_groups(cat))
-    groups = views.result_groups(catalog)
+    _no_chart_mixes_sets(views.results.result_groups(cat))
+    groups = views.results.result_groups(catalog)
     _no_chart_mixes_sets(groups)
     assert sum(g["count"] for g in groups) == sum(len(rs["rows"]) for rs in catalog.results.values())
     assert len(groups) == len({rs.get("comparable_set") or sid for sid, rs in catalog.results.items()})
 
 
 def test_table_columns_units_and_marks(cat):
-    t = group(views.result_groups(cat), "audit-server")["table"]
+    t = group(views.results.result_groups(cat), "audit-server")["table"]
     headers = [cell_text(h) for h in t["headers"]]
     # what tells the two rows apart stays in the table, the figures always; version and parallelism are
     # empty in both rows and go; what both rows share is said once, above the table
@@ -166,9 +166,9 @@ def test_lifting_keeps_figures_and_single_rows():
     row = lambda i, engine, value: {"id": f"r{i}", "attrs": {}, "cells": [[{"text": engine}], [{"text": "H100"}],  # noqa: E731
                                                                           [{"text": value}], [{"text": ""}]]}
     # a single row keeps every column, empty or not
-    assert views._lift_common_columns(headers, [row(0, "A", "1")], figures=range(2, 3)) == (headers, [row(0, "A", "1")], [])
+    assert views.results._lift_common_columns(headers, [row(0, "A", "1")], figures=range(2, 3)) == (headers, [row(0, "A", "1")], [])
     # a figure equal in every row stays; a shared GPU goes above the table; an empty source goes
-    h, rows, common = views._lift_common_columns(headers, [row(0, "A", "1"), row(1, "B", "1")], figures=range(2, 3))
+    h, rows, common = views.results._lift_common_columns(headers, [row(0, "A", "1"), row(1, "B", "1")], figures=range(2, 3))
     assert h == ["Engine", "Throughput"] and [r["cells"] for r in rows] == [[[{"text": "A"}], [{"text": "1"}]],
                                                                            [[{"text": "B"}], [{"text": "1"}]]]
     assert common == [{"label": "GPU", "cells": [{"text": "H100"}]}]
@@ -190,7 +190,7 @@ def parse(html):
 
 
 def test_group_markup_escapes_and_carries_filter_attributes(cat):
-    g = group(views.result_groups(cat), "bench-512")
+    g = group(views.results.result_groups(cat), "bench-512")
     html = render("results-group.html", "results/", g=g)
     assert "<i>" not in html and "Set bench-c &lt;i&gt;" in html
     assert "a &lt;b&gt;note&lt;/b&gt;" in html
@@ -211,7 +211,7 @@ def test_group_markup_escapes_and_carries_filter_attributes(cat):
 
 
 def test_scatter_markup_marks_derived_points(cat):
-    g = group(views.result_groups(cat), "audit-server")
+    g = group(views.results.result_groups(cat), "audit-server")
     html = render("results-group.html", "results/", g=g)
     assert 'class="iem-pt iem-c0 iem-derived"' in html
     assert "hollow: per-user speed derived as 1000 / median TPOT (unofficial)" in html
@@ -219,7 +219,7 @@ def test_scatter_markup_marks_derived_points(cat):
 
 
 def test_filters_come_from_the_values_present(cat):
-    view = views.results_explorer(cat)
+    view = views.results.results_explorer(cat)
     filters = {f["key"]: f for f in view["filters"]}
     assert list(filters) == ["engine", "gpu", "model", "weights", "set", "concurrency"]
     assert [(o["value"], o["label"], o["count"]) for o in filters["engine"]["options"]] == [("alpha", "Alpha", 4), ("beta", "Beta", 3)]
@@ -234,14 +234,14 @@ def test_filters_come_from_the_values_present(cat):
 
 def test_explorer_markdown_has_anchored_headings_and_placeholders(cat):
     from macros import results_markdown
-    md = results_markdown(views.results_explorer(cat), "results/")
+    md = results_markdown(views.results.results_explorer(cat), "results/")
     assert "## Set serve-a &lt;i&gt; {#set-serve-1k}" in md  # data text escaped for a heading (macros.site.md_heading)
     assert "## M 8B: benchtool, 512 input / 128 output tokens, concurrency 1 {#set-bench-512}" in md
     assert len(re.findall(r"<!--(iem[0-9a-f]{24})-->", md)) == 1 + 3
 
 
 def test_engine_page_quotes_best_rows_and_links_to_the_explorer(cat):
-    view = views.engine_results(cat, "alpha")
+    view = views.results.engine_results(cat, "alpha")
     assert view["total"] == 4 and view["sets"] == 3
     assert view["link"] == {"link": {"href": "results/?engine=alpha", "text": "All 4 rows of Alpha in the explorer"}}
     rows = view["table"]["rows"]
@@ -250,35 +250,35 @@ def test_engine_page_quotes_best_rows_and_links_to_the_explorer(cat):
                                                        "results/?engine=alpha&set=bench-512", "results/?engine=alpha&set=bench-512"]
     assert [cell_text(r[3]).split(" ")[0] for r in rows] == ["1,000", "2,000", "60", "40"]
     assert "at 40 tokens/s per user (derived)" in cell_text(rows[1][3])
-    assert len(views.engine_results(cat, "alpha", limit=2)["table"]["rows"]) == 2
+    assert len(views.results.engine_results(cat, "alpha", limit=2)["table"]["rows"]) == 2
     html = render("results-engine.html", "engines/alpha/", **view)
     assert 'href="../../results/?engine=alpha"' in html and "iem-mark-vendor" in html and "iem-mark-community" in html
-    page = views.engine_page(cat, "alpha")
+    page = views.engines.engine_page(cat, "alpha")
     assert any(s["heading"] == "Measured results" and s["template"] == "results-engine.html" for s in page["sections"])
 
 
 def test_engine_without_rows_says_so(cat):
     bare = mini_catalog(results=False)
-    view = views.engine_results(bare, "alpha")
+    view = views.results.engine_results(bare, "alpha")
     assert view["table"] is None
     html = render("results-engine.html", "engines/alpha/", **view)
     assert "No measured results for Alpha in the map yet" in html and 'href="../../contributing/"' in html
 
 
 def test_compare_models_and_gpus_link_to_the_filtered_explorer(cat):
-    data = views.compare(cat)
+    data = views.compare.compare(cat)
     row = next(r for r in data["rows"] if r["group"] == "Measured results")
     assert row["label"] == [{"text": "Published measurements"}]
     assert row["cells"][0] == [{"link": {"href": "results/?engine=alpha", "text": "4 rows in 3 comparable sets"}}]
     assert row["cells"][1] == [{"link": {"href": "results/?engine=beta", "text": "3 rows in 3 comparable sets"}}]
-    models = views.model_table(cat)
+    models = views.tables.model_table(cat)
     assert cell_text(models["headers"][-1]) == "Measured results"
     assert models["rows"][0][-1] == [{"link": {"href": "results/?model=m", "text": "7 rows"}}]
-    gpus = views.gpu_table(cat)
+    gpus = views.tables.gpu_table(cat)
     assert gpus["rows"][0][-1] == [{"link": {"href": "results/?gpu=x80", "text": "7 rows"}}]
     bare = mini_catalog(results=False)
-    assert views.gpu_table(bare)["rows"][0][-1] == [{"unknown": "none yet"}]
-    assert next(r for r in views.compare(bare)["rows"] if r["group"] == "Measured results")["cells"][0] == [{"unknown": "none yet"}]
+    assert views.tables.gpu_table(bare)["rows"][0][-1] == [{"unknown": "none yet"}]
+    assert next(r for r in views.compare.compare(bare)["rows"] if r["group"] == "Measured results")["cells"][0] == [{"unknown": "none yet"}]
 
 
 def test_real_explorer_page_weight_of_markup(catalog):
@@ -286,10 +286,10 @@ def test_real_explorer_page_weight_of_markup(catalog):
     import gzip
     from macros import results_markdown, site
     site.clear_stash()
-    md = results_markdown(views.results_explorer(catalog), "results/")
+    md = results_markdown(views.results.results_explorer(catalog), "results/")
     html = site.unstash(md)
     assert len(gzip.compress(html.encode("utf-8"), 9)) < 300_000
 
 
 def test_sources_page_cites_result_sets_by_their_explorer_view(cat):
-    assert views.owner_link(cat, "results", "bench-v") == {"link": {"href": "results/?set=bench-512", "text": "Set bench-v <i>"}}
+    assert views.sources.owner_link(cat, "results", "bench-v") == {"link": {"href": "results/?set=bench-512", "text": "Set bench-v <i>"}}
