@@ -18,7 +18,7 @@ SETUP_KEYS = {"model", "quantization", "kv_quantization", "gpu", "gpu_memory_gib
               "parallel_slots"}
 OBSERVED_KEYS = {"weights_gib", "kv_gib", "kv_tokens", "total_memory_gib"}
 # Engines that print MiB (llama.cpp, Ollama): the figure is kept in the unit printed, never converted.
-OBSERVED_OPTIONAL = {"weights_mib", "kv_mib", "compute_mib"}
+OBSERVED_OPTIONAL = {"weights_mib", "kv_mib", "compute_mib", "total_memory_mib"}
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 PINNED_GITHUB = re.compile(r"^https://github\.com/[^/]+/[^/]+/(issues|pull|discussions)/\d+"
                            r"|^https://github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/")
