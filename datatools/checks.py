@@ -48,9 +48,10 @@ def doc_check(fn):
 
 
 class Ctx:
-    def __init__(self, data, today):
+    def __init__(self, data, today, removed=frozenset()):
         self.data = data
         self.today = today
+        self.removed = removed  # (collection, id) of data files that git history says were deleted
         self._ids = {}
 
     def ids(self, collection):
@@ -367,6 +368,29 @@ def names_in(text, catalog_engines):
 
 
 @check
+def check_aliases(data, ctx):
+    """An old id names a gone entry and an existing successor; every published id whose file is gone has one."""
+    rows = (data.get("aliases") or {}).get("aliases", [])
+    seen = {}
+    for i, row in enumerate(rows):
+        collection, old, new = row["collection"], row["id"], row["successor"]
+        if old in ctx.ids(collection):
+            yield "aliases", None, f"aliases[{i}].id", (f"{old!r} is a current {collection} id (data/{collection}/{old}.yaml); "
+                                                        "an alias is for an id whose file is gone")
+        if new not in ctx.ids(collection):
+            yield "aliases", None, f"aliases[{i}].successor", (f"{new!r} is not a {collection} id{did_you_mean(new, ctx.ids(collection))}; "
+                                                               f"name a file of data/{collection}/")
+        if (collection, old) in seen:
+            yield "aliases", None, f"aliases[{i}].id", f"{old!r} is already aliased as aliases[{seen[collection, old]}]; keep one row"
+        seen.setdefault((collection, old), i)
+    for collection, old in sorted(ctx.removed):
+        if old not in ctx.ids(collection) and (collection, old) not in seen:
+            yield "aliases", None, "aliases", (f"data/{collection}/{old}.yaml was published and is gone: add a row "
+                                               f"{{id: {old}, collection: {collection}, successor: ..., since: ..., note: ...}} "
+                                               "so saved links and scripts that send the old id keep an answer")
+
+
+@check
 def check_glossary(data, ctx):
     """Each term once: it becomes an abbreviation on every page and an anchor on the glossary page,
     and neither may be ambiguous (anchors ignore case, so MoE and MOE would collide)."""
@@ -507,12 +531,13 @@ def check_support_coverage(data, ctx):
                                                    "add a row with yes, partial or no and its source"), "info"
 
 
-def run_checks(data, files, today=None, done=None):
+def run_checks(data, files, today=None, done=None, removed=frozenset()):
     """Every check on a catalog whose documents passed their schemas: ``[Problem]``.
 
     ``done`` maps ``(collection, id)`` to the rows :func:`document_checks` already found for that
-    document where it was read; documents not in it are checked here."""
-    ctx = Ctx(data, today or date.today())
+    document where it was read; documents not in it are checked here. ``removed`` holds the published
+    ids whose files are gone (:func:`datatools.history.removed_ids`)."""
+    ctx = Ctx(data, today or date.today(), removed)
     rows = [(name, row) for name, fn in CHECKS for row in fn(data, ctx)]
     for collection, entry_id, doc in _entries(data):
         found = done.get((collection, entry_id)) if done else None

@@ -25,6 +25,7 @@ from pathlib import Path
 from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
 
 from .checks import document_checks
+from .history import removed_ids
 from .paths import join
 from .problem import Problem
 from .validate import validate
@@ -666,5 +667,5 @@ def load_data_dir(data_dir, today=None):
         if p.severity == "error" and len(parts) >= 2 and parts[-1].endswith(".yaml"):
             unreadable.add((parts[-2], parts[-1][:-5]) if parts[-2] in COLLECTIONS else (parts[-1][:-5], None))
     clean, found = validate(raw, files, schemas, today=today, schema_file=lambda n: rel(data_dir / "schema" / n),
-                            unreadable=unreadable, checked=checked, doc_rows=doc_rows)
+                            unreadable=unreadable, checked=checked, doc_rows=doc_rows, removed=removed_ids(data_dir))
     return Catalog(clean), sorted(problems + found)

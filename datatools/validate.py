@@ -10,7 +10,7 @@ from .problem import Problem
 from .validation import SchemaError, schema_set
 
 
-def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None, doc_rows=None):
+def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), checked=None, doc_rows=None, removed=frozenset()):
     """Schema problems first, then semantic checks (only on files that passed the schema).
 
     Build side only: the schemas are checked with the ``jsonschema`` package
@@ -52,7 +52,7 @@ def validate(raw, files, schemas, today=None, schema_file=None, unreadable=(), c
     follow_on = {f"; add data/{name}/{key}.yaml or fix the id" for name, key in broken if key is not None}
     questions_broken = any(name in ("tree", "questions") for name, _ in broken)
     docs = {path: (clean.get(name) if key is None else clean[name].get(key)) for (name, key), path in files.items()}
-    for p in run_checks(clean, files, today=today, done=doc_rows):
+    for p in run_checks(clean, files, today=today, done=doc_rows, removed=removed):
         if any(p.message.endswith(tail) for tail in follow_on) or (questions_broken and p.check == "scenarios-answers"):
             continue
         doc = docs.get(p.file)

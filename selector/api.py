@@ -23,7 +23,8 @@ def load(catalog_json):
 
 
 def run_fit(catalog, answers):
-    answers = clean_answers(catalog, answers, page="fit")
+    renamed = []
+    answers = clean_answers(catalog, answers, page="fit", renamed=renamed)
     label = lambda k: next((q["label"] for q in catalog.questions["questions"] if q["key"] == k), k)  # noqa: E731
     if not answers.get("model"):
         raise InputError("model", None, "choose a model for the estimate", sorted(catalog.models), label("model"))
@@ -33,7 +34,9 @@ def run_fit(catalog, answers):
             raise InputError("ram_gb", None, "a CPU-only machine needs its RAM size (GiB)", label=label("ram_gb"))
     elif not answers.get("gpu") and not answers.get("gpu_memory_gb") and not (mode == "unified" and answers.get("ram_gb")):
         raise InputError("gpu", None, "choose a GPU or machine, or give the memory per GPU (GiB)", label=label("gpu"))
-    return estimate(catalog, answers["model"], answers.get("quantization"), with_table=True, **fit_arguments(answers))
+    out = estimate(catalog, answers["model"], answers.get("quantization"), with_table=True, **fit_arguments(answers))
+    out["renamed"] = renamed
+    return out
 
 
 def answer(catalog, op, answers):

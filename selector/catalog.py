@@ -23,6 +23,7 @@ SINGLETONS = {
     "tree": "tree.schema.json",
     "questions": "questions.schema.json",
     "glossary": "glossary.schema.json",
+    "aliases": "aliases.schema.json",
 }
 
 
@@ -33,8 +34,13 @@ class Catalog:
         self.raw = raw
         for name in COLLECTIONS:
             setattr(self, name, raw.get(name, {}))
-        for name in SINGLETONS:  # tree, questions, glossary
+        for name in SINGLETONS:  # tree, questions, glossary, aliases
             setattr(self, name, raw.get(name, {}))
+        self._renamed = {(a["collection"], a["id"]): a for a in self.aliases.get("aliases", [])}
+
+    def alias(self, collection, old_id):
+        """The row of data/aliases.yaml for an id that was published in ``collection`` and is gone, or None."""
+        return self._renamed.get((collection, old_id))
 
     # -- sources -------------------------------------------------------------
     def cite(self, entry, key):
@@ -145,4 +151,5 @@ def trim_for_selector(raw):
     out["results"] = results
     out["tree"] = raw.get("tree", {})
     out["questions"] = raw.get("questions", {})
+    out["aliases"] = raw.get("aliases", {})
     return out

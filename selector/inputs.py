@@ -82,6 +82,24 @@ def options(catalog, source, scale=None):
     raise KeyError(source)
 
 
+# which folder of data/ a question's options come from: an id renamed there keeps answering (data/aliases.yaml)
+OPTION_COLLECTIONS = {"hardware": "hardware", "formats": "formats", "weight-quantization": "quantization",
+                      "kv-quantization": "quantization", "gpus": "gpus", "engines": "engines", "models": "models"}
+
+
+def _successor(catalog, key, q, value, allowed, renamed):
+    """``value``, or the id that answers for it now when it is a published id that was renamed (noted in ``renamed``)."""
+    if not isinstance(value, str) or value in allowed:
+        return value
+    row = catalog.alias(OPTION_COLLECTIONS.get(q.get("options_from")), value)
+    if row is None or row["successor"] not in allowed:
+        return value
+    if renamed is not None:
+        renamed.append({"key": key, "given": value, "answered_as": row["successor"],
+                        "note": f"{value!r} is an old id, answered as {row['successor']!r}: {row['note']}"})
+    return row["successor"]
+
+
 def _choice(key, value, allowed, context="", label=None):
     if not isinstance(value, str) or value not in allowed:
         raise InputError(key, value, f"{show_value(value)} is not allowed{context}; use one of "
@@ -118,8 +136,10 @@ def questions_for(catalog, page):
     return {q["key"]: q for q in catalog.questions["questions"] if q.get("page", "both") in (page, "both")}
 
 
-def clean_answers(catalog, answers, page="selector"):
-    """Validate raw answers; return a new dict with defaults applied. Raises InputError."""
+def clean_answers(catalog, answers, page="selector", renamed=None):
+    """Validate raw answers; return a new dict with defaults applied. Raises InputError.
+
+    An old id (data/aliases.yaml) is answered as its successor; each such answer is appended to ``renamed``."""
     if not isinstance(answers, dict):
         raise InputError("answers", answers, "answers must be a JSON object such as {\"scale\": \"service\"}")
     questions = questions_for(catalog, page)
@@ -145,6 +165,7 @@ def clean_answers(catalog, answers, page="selector"):
         if q["type"] == "choice":
             allowed = options(catalog, q["options_from"], scale if key == "need" else None)
             context = f" for scale {scale!r}" if key == "need" else ""
+            value = _successor(catalog, key, q, value, allowed, renamed)
             out[key] = _choice(key, value, allowed, context, q["label"])
             if key == "scale":
                 scale = value
@@ -153,6 +174,7 @@ def clean_answers(catalog, answers, page="selector"):
             items = value if isinstance(value, list) else [value]
             picked = []
             for item in items:
+                item = _successor(catalog, key, q, item, allowed, renamed)
                 _choice(key, item, allowed, label=q["label"])
                 if item not in picked:
                     picked.append(item)

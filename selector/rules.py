@@ -566,7 +566,8 @@ def _machine_gap(c):
 def recommend(catalog, answers, trace=None):
     """Answer a selector query. Raises :class:`selector.inputs.InputError` on bad input."""
     trace = trace or Trace()
-    answers = clean_answers(catalog, answers, page="selector")
+    renamed = []
+    answers = clean_answers(catalog, answers, page="selector", renamed=renamed)
     work = _resolve(catalog, answers)
     warnings = []
     branch, leaf, path, pool, fit, ranked_for, advice = _plan(catalog, answers, work, trace, warnings)
@@ -621,6 +622,7 @@ def recommend(catalog, answers, trace=None):
         "suggestions": advice,
         "path": path,
         "fit": fit,
+        "renamed": renamed,
     }
 
 

@@ -49,3 +49,10 @@ def stale_facts(catalog, limit=40):
 def verified_table(catalog):
     rows = [[engine_link(catalog, e["id"]), text(e["verified"])] for e in sorted(catalog.engines.values(), key=lambda e: e["verified"])]
     return table(["System", "Last verified"], rows)
+
+
+def renamed_ids(catalog):
+    """Ids that were published and renamed (data/aliases.yaml): a saved link with the old id answers as the new one."""
+    rows = [[text(a["id"]), text(a["collection"]), text(a["successor"]), text(a["since"]), text(a["note"])]
+            for a in sorted(catalog.aliases.get("aliases", []), key=lambda a: (a["since"], a["collection"], a["id"]))]
+    return table(["Old id", "Folder", "Answers as", "Since", "What changed"], rows)

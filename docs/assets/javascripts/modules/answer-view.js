@@ -40,6 +40,13 @@ function measuredList(rows) {
   return ul;
 }
 
+// An old id from a saved link was answered as its successor (data/aliases.yaml): say so above the answer.
+export function renamedNote(result) {
+  if (!result.renamed || !result.renamed.length) return null;
+  return el("div", { class: "admonition note", role: "note", id: "selector-renamed" },
+    el("p", { class: "admonition-title", text: "Renamed since this link was made" }), list(result.renamed.map((r) => r.note)));
+}
+
 function card(c, i) {
   const title = el("h3", {}, el("a", { href: siteUrl(`engines/${c.engine}/`), text: c.name }));
   const rank = i === 0 ? "Best match" : `Alternative ${i}`;
@@ -57,6 +64,8 @@ export function renderRecommend(result) {
   const cands = el("div", { class: "iem-cards", id: "selector-candidates" });
   if (!result.candidates.length) cands.append(el("p", { class: "iem-warn", text: "No engine passes every constraint." }));
   result.candidates.forEach((c, i) => cands.append(card(c, i)));
+  const renamed = renamedNote(result);
+  if (renamed) box.append(renamed);
   box.append(el("h2", { class: "iem-answer-title", text: "Candidates" }), cands,
     el("p", { class: "iem-help", text: "Points: the decision tree's pick, the decision-matrix scores your answers weigh, and "
       + "documented support (partial or undocumented support costs points; a documented no rules an engine out)." }));
@@ -172,6 +181,8 @@ export function renderFitSummary(fit) {
 
 export function renderFit(fit) {
   const box = document.createDocumentFragment();
+  const renamed = renamedNote(fit);
+  if (renamed) box.append(renamed);
   box.append(el("p", { class: "iem-headline", "data-fits": fit.fits ? "gpu" : fit.fits_with_offload ? "offload" : "no", text: headline(fit) }));
   if (fit.speed) {
     const s = fit.speed;

@@ -118,6 +118,17 @@ export async function mountSelector() {
     if (ticket !== latest || !document.body.contains(out)) return;
     if (response.ok) {
       markError(form, null);
+      const renamed = response.result.renamed || [];
+      if (renamed.length) {
+        // the form and the address take the ids Python answered with, so the next change keeps them
+        const current = { ...answers };
+        for (const r of renamed) {
+          const v = current[r.key];
+          current[r.key] = Array.isArray(v) ? v.map((x) => (x === r.given ? r.answered_as : x)) : r.answered_as;
+        }
+        fillForm(form, current);
+        history.replaceState(history.state, "", queryFromAnswers(current));
+      }
       out.replaceChildren(op === "fit" ? renderFit(response.result) : renderRecommend(response.result));
       out.dataset.state = "ready";
       delete out.dataset.errorKey;
