@@ -134,12 +134,16 @@ def check_unique_ids(doc, entries, ctx):
                 seen.update(keys)
 
 
+# fields whose value is the key of a citation in the same file (`release_source`: an engine's latest release)
+SOURCE_KEYS = ("source", "release_source")
+
+
 @doc_check
 def check_sources_resolve(doc, entries, ctx):
     keys = set((doc.get("sources") or {}))
     for path, key, value in entries:
-        if key == "source" and isinstance(value, str) and value not in keys and not path.startswith("sources"):
-            where = f"{path}.source" if path else "source"
+        if key in SOURCE_KEYS and isinstance(value, str) and value not in keys and not path.startswith("sources"):
+            where = f"{path}.{key}" if path else key
             yield where, (f"{value!r} is not a key of this file's `sources`{did_you_mean(value, keys)}; "
                           "add it under `sources:` with url, title, kind and as_of")
 
@@ -153,7 +157,7 @@ def check_facts_have_sources(doc, entries, ctx):
 
 @doc_check
 def check_unused_sources(doc, entries, ctx):
-    used = {v for _, k, v in entries if k == "source" and isinstance(v, str)}
+    used = {v for _, k, v in entries if k in SOURCE_KEYS and isinstance(v, str)}
     for key in doc.get("sources") or {}:
         if key not in used:
             yield f"sources.{key}", "is never cited by a fact in this file; cite it or remove it", "info"
@@ -162,7 +166,8 @@ def check_unused_sources(doc, entries, ctx):
 @doc_check
 def check_dates(doc, entries, ctx):
     for path, key, value in entries:
-        if key in ("as_of", "published", "since", "date", "verified") and isinstance(value, str):
+        if key in ("as_of", "published", "since", "date", "verified", "released") and isinstance(value, str) \
+                and value != "unknown":
             try:
                 day = date.fromisoformat(value)
             except ValueError:
