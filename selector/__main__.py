@@ -121,7 +121,7 @@ def cmd_recommend(args):
 
 
 FIT_OPTIONS = ("model", "quantization", "gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs",
-               "kv_cache", "engine", "context_tokens", "concurrency")
+               "kv_cache", "engine", "context_tokens", "concurrency", "memory_fraction", "dp_attention")
 
 
 def cmd_fit(args):
@@ -131,6 +131,9 @@ def cmd_fit(args):
               "(or --memory cpu with --ram-gb)", file=sys.stderr)
         return 2
     answers = {k: getattr(args, k) for k in FIT_OPTIONS if getattr(args, k) is not None}
+    if answers.get("dp_attention") is not None:
+        answers["dp_attention"] = "yes" if answers["dp_attention"] else None
+        answers = {k: v for k, v in answers.items() if v is not None}
     response = answer(_load_or_exit(args.data_dir), "fit", answers)
     if not response["ok"]:
         err = response["error"]
@@ -230,6 +233,10 @@ def main(argv=None):
     p.add_argument("--ram-bandwidth-gbs", help="host memory bandwidth in GB/s")
     p.add_argument("--kv-cache", help="KV-cache quantization id (default: 16-bit)")
     p.add_argument("--engine", help="engine id: its memory share and the KV precisions it supports")
+    p.add_argument("--memory-fraction", help="the engine's memory share (vLLM gpu_memory_utilization, SGLang mem_fraction_static, "
+                                             "TensorRT-LLM free_gpu_memory_fraction); default: the engine's own")
+    p.add_argument("--dp-attention", action="store_true", default=None,
+                   help="data-parallel attention: attention weights on every GPU, each GPU caches its own sequences")
     p.add_argument("--context-tokens", help="context length per sequence")
     p.add_argument("--concurrency", help="concurrent sequences")
     p.add_argument("--table", action="store_true", help="also print every weight x KV precision (what fits)")
