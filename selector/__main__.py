@@ -95,9 +95,32 @@ def cmd_coverage(args):
     return 0
 
 
+DEFAULT_LOGS = DEFAULT_DATA.parent / "tests" / "calibration" / "logs"
+
+
+def read_logs(folder):
+    """The start-up logs of ``folder`` (one YAML file each), with their file stem as ``id``."""
+    import yaml
+    logs = []
+    for path in sorted(Path(folder).glob("*.yaml")):
+        with path.open(encoding="utf-8") as handle:
+            log = yaml.safe_load(handle)
+        log["id"] = path.stem
+        logs.append(log)
+    return logs
+
+
 def cmd_calibration(args):
+    catalog = _load_or_exit(args.data_dir)
+    if args.startup:
+        from .startup import markdown as startup_markdown
+        if not Path(args.logs).is_dir():
+            print(f"error: --logs: {args.logs} is not a folder of start-up logs", file=sys.stderr)
+            return 2
+        print(startup_markdown(catalog, read_logs(args.logs)))
+        return 0
     from .calibration import markdown
-    print(markdown(_load_or_exit(args.data_dir)))
+    print(markdown(catalog))
     return 0
 
 
@@ -242,7 +265,10 @@ def main(argv=None):
     p.add_argument("--table", action="store_true", help="also print every weight x KV precision (what fits)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_fit)
-    p = sub.add_parser("calibration", help="compare the decode-speed estimate with published single-sequence measurements")
+    p = sub.add_parser("calibration", help="compare the decode-speed estimate with published single-sequence measurements "
+                                           "(--startup: the memory plan with real engine start-up logs)")
+    p.add_argument("--startup", action="store_true", help="compare fit --engine with the start-up logs of --logs instead")
+    p.add_argument("--logs", default=DEFAULT_LOGS, type=Path, help="folder of start-up logs (default: tests/calibration/logs)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_calibration)
     p = sub.add_parser("coverage", help="count the undocumented cells of each engine's support grids")

@@ -225,13 +225,26 @@ def auto_fraction(rule, device_gib, gpus, dp_attention=False):
     return round((total - mib) / total, 3), mib / 1024, tier["batched_tokens"]
 
 
+def model_dims(model):
+    """``(hidden size, vocabulary)`` from the parameter groups: GQA/MHA attention holds hidden x head_dim x
+    (2 query + 2 KV heads) per layer, the embeddings vocabulary x hidden. None when the layout does not say."""
+    att = model["attention"]
+    attention = model["params"].get("attention", 0) * 1e9
+    if att["type"] == "mla" or not attention or not att.get("q_heads"):
+        return None, None
+    hidden = attention / (model["layers"] * att["head_dim"] * 2 * (att["q_heads"] + att["kv_heads"]))
+    vocab = model["params"].get("embeddings", 0) * 1e9 / hidden if hidden else None
+    return round(hidden), round(vocab) if vocab else None
+
+
 def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1, context=0, memory_fraction=None,
-                dp_attention=False):
+                dp_attention=False, model=None, batched_tokens=None):
     """How the engine sizes memory for this setup: share, what it holds besides weights and KV, and how it counts."""
     defaults = catalog.questions["fit_defaults"]
     answer_id, engine, prof, via = engine_profile(catalog, engine_id)
     plan = {"engine": answer_id if prof else engine_id, "via": via, "sizing": "fraction", "fraction_from": "default",
-            "terms": [], "block_tokens": None, "windowed_as_full": False, "kv_label": None, "batched_tokens": None}
+            "terms": [], "block_tokens": None, "windowed_as_full": False, "kv_label": None, "batched_tokens": None,
+            "max_seqs": None}
     if not prof:  # no profile: the site's generic planning figures (the selector's ranking uses these)
         fraction, of, reserve, text = _engine_fraction(catalog, engine_id, mode, profile)
         if memory_fraction is not None:
@@ -245,9 +258,11 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
     plan.update(kv_label=prof.get("kv_label"), sizing=prof.get("sizing", "fraction"),
                 block_tokens=(prof.get("block_tokens") or {}).get("value"),
                 windowed_as_full=bool((prof.get("windowed_as_full") or {}).get("value")))
-    batched = prof.get("batched_tokens")
-    if batched:
-        plan["batched_tokens"] = _tier(batched["tiers"], device_gib)["tokens"] if batched.get("tiers") else batched["value"]
+    for key in ("batched_tokens", "max_seqs"):
+        fact = prof.get(key)
+        plan[key] = (_tier(fact["tiers"], device_gib)["tokens"] if fact.get("tiers") else fact["value"]) if fact else None
+    if batched_tokens:
+        plan["batched_tokens"] = batched_tokens
     if plan["sizing"] == "context" or not frac:
         plan.update(fraction=1.0, of="total", sizing="context")
         text = f"all of it ({name} allocates the KV cache for the context asked, with no memory share)"
@@ -257,7 +272,7 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
         rule = prof.get("auto_fraction")
         if rule and device_gib and memory_fraction is None:
             share, reserve_gib, tokens = auto_fraction(rule, device_gib, gpus, dp_attention)
-            plan.update(fraction=share, fraction_from="auto", batched_tokens=tokens)
+            plan.update(fraction=share, fraction_from="auto", batched_tokens=batched_tokens or tokens)
             text = (f"{name} picks {frac['option']} {share:g} itself for {device_gib:g} GiB per GPU "
                     f"({reserve_gib:.1f} GiB kept for activations and CUDA graphs)")
     if memory_fraction is not None and plan["sizing"] == "fraction":
@@ -265,11 +280,13 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
         text = f"{name}'s {frac['option']} {memory_fraction:g} as asked (of {frac['of'].replace('-', ' ')} memory)"
     if "terms" in prof:
         tokens = plan["batched_tokens"] or 0
+        vocab = ((model or {}).get("vocab_size") or (model_dims(model)[1] if model else None)) or 0
         for term in prof["terms"]:
             when = term.get("when", "always")
             if when == "tensor-parallel" and gpus < 2 or when == "dp-attention" and not dp_attention:
                 continue
             gib = term["gib"] + term.get("per_1k_batched_tokens_gib", 0) * tokens / 1000 + term.get("per_1k_context_gib", 0) * context / 1000
+            gib += term.get("bytes_per_seq_vocab", 0) * (plan["max_seqs"] or 0) * vocab / GIB
             plan["terms"].append({"name": term["name"], "gib": round(gib, 3), "counted": term.get("counted", True)})
     else:
         key = "local_reserve_gib" if plan["sizing"] == "context" else "runtime_reserve_gib"
@@ -281,7 +298,8 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
-             ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None):
+             ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
+             batched_tokens=None):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
     from .weights import weight_bytes
 
@@ -302,7 +320,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     one_seq = sequence_bytes(shape, context)
     want_kv = one_seq * sequences
     plan = memory_plan(catalog, engine, mode, profile, box["gpu_gib"] if mode != "cpu" else box["ram_gib"], g, context,
-                       memory_fraction, dp_attention and g > 1)
+                       memory_fraction, dp_attention and g > 1, model, batched_tokens)
     fraction, of, fraction_text = plan["fraction"], plan["of"], plan["text"]
     reserve = plan["reserve_gib"] * GIB
     shards = kv_shards(model, g, dp_attention) if mode != "cpu" else 1
