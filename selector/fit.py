@@ -219,6 +219,8 @@ def auto_fraction(rule, device_gib, gpus, dp_attention=False):
     mib += graph * rule.get("per_graph_batch_mib", 0) + gpus * rule.get("per_rank_mib", 0)
     if dp_attention:
         mib += graph * gpus * rule.get("dp_attention_per_graph_batch_mib", 0)
+        if graph > rule.get("dp_attention_large_graph_batch", graph):
+            mib += graph * gpus * rule.get("dp_attention_large_graph_mib", 0)
     if rule.get("floor_above_gib") is not None and device_gib > rule["floor_above_gib"]:
         mib = max(mib, rule.get("floor_mib", 0))
     total = device_gib * 1024
@@ -233,6 +235,7 @@ def model_dims(model):
     if att["type"] == "mla" or not attention or not att.get("q_heads"):
         return None, None
     hidden = attention / (model["layers"] * att["head_dim"] * 2 * (att["q_heads"] + att["kv_heads"]))
+    hidden = round(hidden / 32) * 32 or hidden  # hidden sizes are multiples of 32; the groups are rounded to 0.1M
     vocab = model["params"].get("embeddings", 0) * 1e9 / hidden if hidden else None
     return round(hidden), round(vocab) if vocab else None
 
@@ -244,7 +247,7 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
     answer_id, engine, prof, via = engine_profile(catalog, engine_id)
     plan = {"engine": answer_id if prof else engine_id, "via": via, "sizing": "fraction", "fraction_from": "default",
             "terms": [], "block_tokens": None, "windowed_as_full": False, "kv_label": None, "batched_tokens": None,
-            "max_seqs": None}
+            "max_seqs": None, "dp_attention": bool(dp_attention)}
     if not prof:  # no profile: the site's generic planning figures (the selector's ranking uses these)
         fraction, of, reserve, text = _engine_fraction(catalog, engine_id, mode, profile)
         if memory_fraction is not None:
@@ -316,6 +319,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     notes = list(box["notes"])
 
     total_w, per_group = weight_bytes(catalog, model, quant_id)
+    repacked = _repack(catalog, engine, model, quant_id, per_group)
+    if repacked:
+        total_w = sum(per_group.values())
     shape = kv_shape(model, kv_bits)
     one_seq = sequence_bytes(shape, context)
     want_kv = one_seq * sequences
@@ -342,8 +348,10 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         return fraction * max(0.0, device - weights_on_device - reserve)
 
     budget = budget_for(w_dev)
-    fits = budget is not None and budget >= one_seq / shards
-    capacity = _capacity(shape, budget, shards, context, sequences, model["context_tokens"]) if budget is not None else None
+    # one sequence must fit: split over the GPUs under tensor parallelism, whole on one GPU under data-parallel attention
+    seq_shards = 1 if dp_attention and g > 1 else shards
+    fits = budget is not None and budget >= one_seq / seq_shards
+    capacity = _capacity(shape, budget, shards, context, sequences, model["context_tokens"], seq_shards) if budget is not None else None
     if capacity is not None:
         _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits)
 
@@ -367,6 +375,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     groups = ", ".join(f"{k.replace('_', ' ')} {v / GB:.2f}" for k, v in per_group.items() if v)
     notes.insert(0, f"Weights in {quant['name']}: {total_w / GB:.2f} GB ({groups} GB); groups a scheme does not convert "
                     "keep the checkpoint's precision." + (" Every expert counts, not only the active ones." if model["architecture"] == "moe" else ""))
+    if repacked:
+        notes.insert(1, f"{catalog.engines[plan['engine']]['name']} stores the weights larger than the checkpoint: "
+                        + "; ".join(repacked) + ".")
     kv_name = catalog.quantization[kv_quantization]["name"] if kv_quantization else "16-bit KV cache"
     kv_text = f"KV cache ({kv_name}): {shape['per_token'] / 1024:.1f} KiB per token for the layers that grow with the context"
     if shape["windowed_per_token"]:
@@ -426,7 +437,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "kv_bytes_per_token": round(kv_bytes_per_token(model, kv_bits)),
         "capacity": capacity,
         "speed": speed,
-        "memory": _memory_block(box, w_dev if fits or not offload else offload["gpu_gb"] * GB / g, reserve, budget if fits else None,
+        "memory": _memory_block(box, w_dev if fits or not offload else offload["gpu_gb"] * GB / g, reserve,
+                                (min(budget, want_kv / shards) if plan["sizing"] == "context" else budget) if fits else None,
                                 one_seq, shards, capacity, offload),
         "machine": {k: box[k] for k in ("mode", "gpu", "gpu_name", "gpus", "gpu_gib", "bandwidth_gbs", "ram_gib", "ram_bandwidth_gbs",
                                         "gpu_usable_fraction")},
@@ -449,6 +461,22 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     return out
 
 
+def _repack(catalog, engine_id, model, quant_id, per_group):
+    """Groups the engine stores larger than the checkpoint (padded to a multiple of the hidden size); changes
+    ``per_group`` in place and returns the notes."""
+    _, _, prof, _ = engine_profile(catalog, engine_id)
+    hidden = model_dims(model)[0]
+    notes = []
+    for rule in (prof or {}).get("repack", []):
+        if rule["quantization"] != quant_id or not hidden or not per_group.get(rule["group"]):
+            continue
+        padded = -(-hidden // rule["align"]) * rule["align"]
+        if padded != hidden:
+            per_group[rule["group"]] *= padded / hidden
+            notes.append(f"{rule['group'].replace('_', ' ')} padded from hidden size {hidden:,} to {padded:,}")
+    return notes
+
+
 def _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits):
     """``capacity["kv_tokens"]`` becomes the count the engine prints; the memory truth stays in ``kv_tokens_memory``."""
     truth = capacity["kv_tokens"]
@@ -469,22 +497,26 @@ def _engine_count(capacity, plan, shape, budget, shards, context, sequences, fit
                f"(each windowed layer keeps at most {shape['window']:,} tokens)")
     else:
         count, why = truth, None
+    if plan.get("dp_attention") and shards > 1:
+        count //= shards  # each data-parallel rank has its own pool and prints its own count
+        why = why or f"has one pool per data-parallel rank and prints the count of one of the {shards}"
     block = plan.get("block_tokens")
     if block:
-        count = int(count // (block * 1)) * block
+        count = int(count // block) * block
     capacity["kv_tokens"] = count
     if why and count != truth:
         capacity["kv_count_note"] = (f"{plan.get('kv_label') or 'The engine count'}: {count:,} tokens; the engine {why}; by memory "
                                      f"{truth:,} tokens of {context:,}-token sequences fit.")
 
 
-def _capacity(shape, budget, shards, context, sequences, model_limit):
+def _capacity(shape, budget, shards, context, sequences, model_limit, seq_shards=None):
     if budget is None:
         return None
     usable = max(0.0, budget) * shards
     seq = sequence_bytes(shape, context)
     max_seq = int(usable // seq) if seq else 0
-    per_seq_budget = usable / max(1, sequences)
+    # the longest context at this concurrency; under data-parallel attention a sequence cannot span GPUs
+    per_seq_budget = min(usable / max(1, sequences), max(0.0, budget) * (shards if seq_shards is None else seq_shards))
     return {
         "kv_tokens": int(usable * context // seq) if seq else 0,
         "max_sequences": max_seq,

@@ -59,12 +59,27 @@ def compare(catalog, log):
            "observed_kv_tokens": obs.get("kv_tokens"), "observed_weights_gib": _observed(obs, "weights"),
            "observed_kv_gib": _observed(obs, "kv"), "started": None}
     kv_obs = row["observed_kv_gib"]
-    row["started"] = None if kv_obs is None and obs.get("kv_tokens") is None else bool((kv_obs is None or kv_obs > 0)
-                                                                                     and (obs.get("kv_tokens") or 1) > 0)
+    row["started"] = started(log)
     row["kv_tokens_error"] = _error(row["kv_tokens"], obs.get("kv_tokens")) if est["fits"] else None
     row["weights_error"] = _error(row["weights_gib"], row["observed_weights_gib"])
     row["kv_gib_error"] = _error(row["kv_gib"], kv_obs) if kv_obs and kv_obs > 0 and est["fits"] else None
     return row
+
+
+FAILED = ("valueerror", "engine failed", "out of memory", "outofmemory", "insufficient", "cannot allocate", "no available memory")
+
+
+def started(log):
+    """Whether the engine came up: False when the quoted lines hold an error or the KV memory is not positive,
+    None when the log shows neither a KV figure nor an error."""
+    quoted = log.get("quoted", "").lower()
+    obs = log["observed"]
+    kv = _observed(obs, "kv")
+    if any(word in quoted for word in FAILED) or kv is not None and kv <= 0:
+        return False
+    if kv is None and obs.get("kv_tokens") is None:
+        return None
+    return True
 
 
 def _error(estimated, observed):
