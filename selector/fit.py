@@ -240,6 +240,16 @@ def model_dims(model):
     return round(hidden), round(vocab) if vocab else None
 
 
+def default_context(catalog, engine_id, device_gib, model):
+    """The context an engine opens with when none is asked: its profile's default for this much memory (Ollama),
+    capped at the model's; else the model's own (vLLM and SGLang take the model's max_position_embeddings)."""
+    _, _, prof, _ = engine_profile(catalog, engine_id)
+    tiers = ((prof or {}).get("context") or {}).get("tiers")
+    if tiers:
+        return min(_tier(tiers, device_gib)["tokens"], model["context_tokens"])
+    return model["context_tokens"]
+
+
 def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1, context=0, memory_fraction=None,
                 dp_attention=False, model=None, batched_tokens=None):
     """How the engine sizes memory for this setup: share, what it holds besides weights and KV, and how it counts."""
@@ -330,6 +340,12 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     fraction, of, fraction_text = plan["fraction"], plan["of"], plan["text"]
     reserve = plan["reserve_gib"] * GIB
     shards = kv_shards(model, g, dp_attention) if mode != "cpu" else 1
+    if plan["sizing"] == "context" and plan["windowed_as_full"] and shape["windowed_per_token"]:
+        # the engine allocates every layer for the whole context, windowed layers too
+        one_seq = (shape["per_token"] + shape["windowed_per_token"]) * context + shape["per_sequence"]
+        want_kv = one_seq * sequences
+        notes.append(f"{catalog.engines[plan['engine']]['name']} allocates the sliding-window layers for the whole context too: "
+                     f"{one_seq / GIB:.2f} GiB per sequence.")
 
     # memory of one device (GPU, GPU-usable share of a unified pool, or the host's RAM for CPU-only)
     if mode == "cpu":
@@ -497,7 +513,7 @@ def _engine_count(capacity, plan, shape, budget, shards, context, sequences, fit
                f"(each windowed layer keeps at most {shape['window']:,} tokens)")
     else:
         count, why = truth, None
-    if plan.get("dp_attention") and shards > 1:
+    if plan.get("dp_attention") and shards > 1 and plan.get("kv_label"):
         count //= shards  # each data-parallel rank has its own pool and prints its own count
         why = why or f"has one pool per data-parallel rank and prints the count of one of the {shards}"
     block = plan.get("block_tokens")

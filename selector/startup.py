@@ -7,9 +7,7 @@ the engine printed at start-up (weights and KV cache per GPU, KV tokens). :func:
 here (the CLI and the tests read the YAML), so this module stays standard library only.
 """
 
-from .fit import GIB, estimate
-
-MIB = 2 ** 20
+from .fit import GIB, default_context, estimate
 
 
 def _observed(obs, key):
@@ -32,7 +30,9 @@ def setup_arguments(catalog, log):
           "batched_tokens": setup.get("max_num_batched_tokens"), "kv_quantization": setup.get("kv_quantization"),
           "concurrency": setup.get("parallel_slots") or 1}
     model = catalog.models[setup["model"]]
-    kw["context_tokens"] = setup.get("max_model_len") or model["context_tokens"]
+    gpu = catalog.gpus.get(setup.get("gpu")) if setup.get("gpu") else None
+    seen = total if total is not None else setup.get("gpu_memory_gib") or (gpu or {}).get("memory_gib")
+    kw["context_tokens"] = setup.get("max_model_len") or default_context(catalog, kw["engine"], seen, model)
     if total is not None or setup.get("gpu_memory_gib") is not None or not setup.get("gpu"):
         kw["gpu_memory_gb"] = total if total is not None else setup.get("gpu_memory_gib")
         gpu = catalog.gpus.get(setup.get("gpu")) if setup.get("gpu") else None
@@ -55,7 +55,8 @@ def compare(catalog, log):
     cap = est["capacity"] or {}
     row = {"log": log.get("id"), "engine": log["engine"], "model": setup["model"], "quantization": setup.get("quantization"),
            "gpus": kw["gpus"], "fits": est["fits"], "kv_tokens": cap.get("kv_tokens"), "kv_tokens_memory": cap.get("kv_tokens_memory"),
-           "weights_gib": dev.get("weights"), "kv_gib": dev.get("kv") if est["fits"] else None,
+           "weights_gib": dev.get("weights") if est["fits"] else round(est["weights_gb"] * 1e9 / GIB / kw["gpus"], 2),
+           "kv_gib": dev.get("kv") if est["fits"] else None,
            "observed_kv_tokens": obs.get("kv_tokens"), "observed_weights_gib": _observed(obs, "weights"),
            "observed_kv_gib": _observed(obs, "kv"), "started": None}
     kv_obs = row["observed_kv_gib"]
