@@ -644,3 +644,85 @@ def test_cpu_entry_reads_at_its_own_memory_bandwidth(catalog):
     entry = catalog.gpus["amd-epyc-9654"]
     e = estimate(catalog, "llama-3.1-8b", "gguf-q4-k-m", gpu="amd-epyc-9654", ram_gb=384)
     assert e["machine"]["mode"] == "cpu" and e["machine"]["ram_bandwidth_gbs"] == entry["bandwidth_gbs"]
+
+
+# -- table-driven "Will it fit?" cases (tests/cases/fit.yaml) ------------------------------------------------
+
+from cases_lib import check_fit, load_fit_cases  # noqa: E402
+
+FIT_CASES = load_fit_cases()
+
+
+@pytest.mark.parametrize("case", FIT_CASES, ids=[c["id"] for c in FIT_CASES])
+def test_fit_case(catalog, case):
+    from selector.api import answer
+    response = answer(catalog, "fit", case["answers"])
+    if "error" in case["expect"]:
+        assert not response["ok"] and response["error"]["key"] == case["expect"]["error"], response
+        assert "\n" not in response["error"]["message"]
+        return
+    assert response["ok"], response
+    check_fit(response["result"], case["expect"])
+
+
+def test_every_engine_profile_has_a_fit_case(catalog):
+    """Each engine with a memory profile is exercised by a case, by name or as the backend another hands to."""
+    from selector.fit import engine_profile
+    named = {c["answers"].get("engine") for c in FIT_CASES} | {c["expect"].get("engine_profile") for c in FIT_CASES}
+    chosen = {e for c in FIT_CASES for e in c["expect"].get("engine_in", [])}
+    for engine_id, engine in catalog.engines.items():
+        if (engine.get("memory") or {}).get("profile") and engine["kind"] == "engine":
+            assert engine_id in named | chosen, engine_id
+
+
+def test_orchestration_layers_answer_with_their_backend(catalog):
+    for layer in ("dynamo", "llm-d", "mooncake", "lmcache"):
+        fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", engine=layer)
+        vllm = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", engine="vllm")
+        assert fit["assumptions"]["engine_profile"] == "vllm" and fit["assumptions"]["engine_via"] == layer
+        assert fit["capacity"]["kv_tokens"] == vllm["capacity"]["kv_tokens"]
+        assert any("which " + catalog.engines[layer]["name"] + " runs" in n for n in fit["notes"])
+
+
+def test_sglang_auto_fraction_by_hand(catalog):
+    """The rule of SGLang's server_args, worked by hand for an H100 under TP 8 and under DP attention."""
+    from selector.fit import auto_fraction
+    rule = catalog.engines["sglang"]["memory"]["profile"]["auto_fraction"]
+    share, reserve, tokens = auto_fraction(rule, 79.18, 8)
+    mib = 512 + 8192 * 1.5 + 512 * 2 + 8 * 128  # 14,848 MiB, above the 10 GiB floor
+    assert tokens == 8192 and reserve == pytest.approx(mib / 1024) and share == round((79.18 * 1024 - mib) / (79.18 * 1024), 3)
+    share_dp, reserve_dp, _ = auto_fraction(rule, 79.18, 8, dp_attention=True)
+    assert reserve_dp == pytest.approx((mib + 512 * 8 * 3 + 512 * 8 * 1.5) / 1024) and share_dp < share
+
+
+def test_memory_fraction_changes_capacity_and_is_echoed(catalog):
+    low = run_fit(catalog, {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm", "memory_fraction": 0.5})
+    high = run_fit(catalog, {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm", "memory_fraction": 0.95})
+    assert low["assumptions"]["memory_fraction"] == 0.5 and high["assumptions"]["memory_fraction"] == 0.95
+    assert low["capacity"]["kv_tokens"] < high["capacity"]["kv_tokens"]
+    # 0.45 of 79.18 GiB more KV cache, at 128 KiB a token, rounded to blocks of 16
+    assert high["capacity"]["kv_tokens"] - low["capacity"]["kv_tokens"] == pytest.approx(0.45 * 79.18 * GIB / 131072, abs=32)
+
+
+def test_vllm_blocks_of_sixteen(catalog):
+    fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", engine="vllm")
+    assert fit["capacity"]["kv_tokens"] % 16 == 0
+
+
+def test_no_engine_named_lists_the_others_with_their_own_answers(catalog):
+    fit = run_fit(catalog, {"model": "llama-3.1-70b", "quantization": "awq", "gpu": "rtx-3090", "gpus": 2})
+    first = fit["assumptions"]["engine"]
+    assert first and fit["assumptions"]["engine_chosen_by"] == "selector"
+    for row in fit["engines"]:
+        own = run_fit(catalog, {"model": "llama-3.1-70b", "quantization": "awq", "gpu": "rtx-3090", "gpus": 2, "engine": row["engine"]})
+        assert (row["fits"], row["kv_tokens"]) == (own["fits"], own["capacity"]["kv_tokens"]), row
+        assert row["why"].endswith(".") and "\n" not in row["why"]
+
+
+def test_trimmed_catalog_gives_identical_fit_answers(catalog):
+    """The browser's catalog (trimmed for the selector) answers the planner exactly as the full one."""
+    from selector.catalog import Catalog, trim_for_selector
+    small = Catalog(json.loads(json.dumps(trim_for_selector(catalog.raw))))
+    for case in FIT_CASES:
+        if "error" not in case["expect"]:
+            assert run_fit(small, case["answers"]) == run_fit(catalog, case["answers"]), case["id"]
