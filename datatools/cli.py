@@ -5,10 +5,12 @@ import json
 import sys
 from pathlib import Path
 
+import yaml
+
 from selector.api import answer
 from selector.catalog import COLLECTIONS, SINGLETONS
 
-from . import calibration, guide
+from . import calibration, guide, startup
 from .coverage import GRIDS, coverage
 from .files import load_data_dir, read_schemas
 from .fixer import fix_dir
@@ -100,8 +102,29 @@ def cmd_coverage(args):
     return 0
 
 
+DEFAULT_LOGS = DEFAULT_DATA.parent / "tests" / "calibration" / "logs"
+
+
+def read_logs(folder):
+    """The start-up logs of ``folder`` (one YAML file each), with their file stem as ``id``."""
+    logs = []
+    for path in sorted(Path(folder).glob("*.yaml")):
+        with path.open(encoding="utf-8") as handle:
+            log = yaml.safe_load(handle)
+        log["id"] = path.stem
+        logs.append(log)
+    return logs
+
+
 def cmd_calibration(args):
-    print(calibration.markdown(_load_or_exit(args.data_dir)))
+    catalog = _load_or_exit(args.data_dir)
+    if args.startup:
+        if not Path(args.logs).is_dir():
+            print(f"error: --logs: {args.logs} is not a folder of start-up logs", file=sys.stderr)
+            return 2
+        print(startup.markdown(catalog, read_logs(args.logs)))
+        return 0
+    print(calibration.markdown(catalog))
     return 0
 
 
@@ -124,7 +147,7 @@ def cmd_recommend(args):
 
 
 FIT_OPTIONS = ("model", "quantization", "gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs",
-               "kv_cache", "engine", "context_tokens", "concurrency")
+               "kv_cache", "engine", "context_tokens", "concurrency", "memory_fraction", "dp_attention")
 
 
 def cmd_fit(args):
@@ -133,6 +156,9 @@ def cmd_fit(args):
               "(or --memory cpu with --ram-gb)", file=sys.stderr)
         return 2
     answers = {k: getattr(args, k) for k in FIT_OPTIONS if getattr(args, k) is not None}
+    if answers.get("dp_attention") is not None:
+        answers["dp_attention"] = "yes" if answers["dp_attention"] else None
+        answers = {k: v for k, v in answers.items() if v is not None}
     response = answer(_load_or_exit(args.data_dir), "fit", answers)
     if not response["ok"]:
         err = response["error"]
@@ -227,12 +253,19 @@ def main(argv=None):
     p.add_argument("--ram-bandwidth-gbs", help="host memory bandwidth in GB/s")
     p.add_argument("--kv-cache", help="KV-cache quantization id (default: 16-bit)")
     p.add_argument("--engine", help="engine id: its memory share and the KV precisions it supports")
+    p.add_argument("--memory-fraction", help="the engine's memory share (vLLM gpu_memory_utilization, SGLang mem_fraction_static, "
+                                             "TensorRT-LLM free_gpu_memory_fraction); default: the engine's own")
+    p.add_argument("--dp-attention", action="store_true", default=None,
+                   help="data-parallel attention: attention weights on every GPU, each GPU caches its own sequences")
     p.add_argument("--context-tokens", help="context length per sequence")
     p.add_argument("--concurrency", help="concurrent sequences")
     p.add_argument("--table", action="store_true", help="also print every weight x KV precision (what fits)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_fit)
-    p = sub.add_parser("calibration", help="compare the decode-speed estimate with published single-sequence measurements")
+    p = sub.add_parser("calibration", help="compare the decode-speed estimate with published single-sequence measurements "
+                                           "(--startup: the memory plan with real engine start-up logs)")
+    p.add_argument("--startup", action="store_true", help="compare fit --engine with the start-up logs of --logs instead")
+    p.add_argument("--logs", default=DEFAULT_LOGS, type=Path, help="folder of start-up logs (default: tests/calibration/logs)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_calibration)
     p = sub.add_parser("coverage", help="count the undocumented cells of each engine's support grids")

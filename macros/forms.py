@@ -31,6 +31,8 @@ def option_label(catalog, source, value):
         return catalog.questions.get("memory_modes", {}).get(value, value)
     if source == "engines":
         return catalog.engines[value]["name"]
+    if source == "switch":
+        return {"yes": "Yes", "no": "No"}[value]
     return value
 
 

@@ -123,7 +123,7 @@ def trim_for_selector(raw):
     out["engines"] = engines
     out["hardware"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("hardware", {}).items()}
     out["formats"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("formats", {}).items()}
-    out["gpus"] = {k: {f: v[f] for f in ("id", "name", "hardware", "memory_gib", "memory_mode", "bandwidth_gbs", "gpu_usable") if f in v}
+    out["gpus"] = {k: {f: v[f] for f in ("id", "name", "hardware", "memory_gib", "memory_mode", "bandwidth_gbs", "gpu_usable", "memory_reported") if f in v}
                    for k, v in raw.get("gpus", {}).items()}
     out["quantization"] = {k: {f: v[f] for f in ("id", "name", "applies_to", "bits_per_weight", "quantizes", "group_bits",
                                                  "family", "native_hardware") if f in v}

@@ -87,8 +87,10 @@ def kv_shards(model, gpus, dp_attention=False):
     one vector per token, replicated on every GPU under tensor parallelism, unless attention runs data
     parallel, where each GPU keeps its own sequences (``dp_attention``)."""
     att = model["attention"]
+    if dp_attention:
+        return gpus
     if att["type"] == "mla":
-        return gpus if dp_attention else 1
+        return 1
     return max(1, min(gpus, att["kv_heads"]))
 
 
@@ -109,13 +111,14 @@ def active_bytes(catalog, model, per_group, sequences=1):
 # -- the estimate ---------------------------------------------------------------------------------------------
 
 FIT_ARGS = ("gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs", "context_tokens",
-            "concurrency", "engine")
+            "concurrency", "engine", "memory_fraction")
 
 
 def fit_arguments(answers):
     """The keyword arguments of :func:`estimate` from cleaned answers."""
     args = {k: answers.get(k) for k in FIT_ARGS}
     args["kv_quantization"] = answers.get("kv_cache")
+    args["dp_attention"] = answers.get("dp_attention") == "yes"
     return args
 
 
@@ -137,6 +140,12 @@ def machine(catalog, gpu=None, gpu_memory_gb=None, gpus=1, memory=None, ram_gb=N
            "gpu_gib": None, "bandwidth_gbs": None, "ram_gib": ram_gb, "ram_bandwidth_gbs": ram_bandwidth_gbs,
            "gpu_usable_fraction": None, "notes": []}
     size = entry["memory_gib"] if entry else gpu_memory_gb
+    reported = (entry or {}).get("memory_reported")
+    if reported and (memory or entry["memory_mode"]) not in ("unified", "host", "cpu"):
+        size = reported["gib"]
+        out["notes"].append(f"{entry['name']}: {entry['memory_gib']:g} GiB on the box, {size:g} GiB as the driver reports it "
+                            "(the figure engines size from).")
+    out["memory_reported_gib"] = size if reported else None
     out["bandwidth_gbs"] = entry["bandwidth_gbs"] if entry else bandwidth_gbs
     if mode == "discrete":
         out["gpu_gib"] = size
@@ -176,9 +185,137 @@ def _engine_fraction(catalog, engine_id, mode, profile=None):
     return value, "total", server_reserve, f"{who} a {value:g} share, vLLM's default"
 
 
+# -- engine memory profiles ------------------------------------------------------------------------------
+# One formula for every engine; the parameters are the ``memory.profile`` block of the engine's data file.
+# Per GPU: memory M (as the driver reports it), weights W, reserve R (the profile's terms), share f:
+#   sizing "fraction", of "total":              KV = f x M - W - R             (vLLM, SGLang)
+#   sizing "fraction", of "free-after-weights": KV = f x (M - W - R)           (TensorRT-LLM, LMDeploy)
+#   sizing "context":                           KV = n_ctx x slots, fits if W + KV + R <= M (llama.cpp family)
+
+def engine_profile(catalog, engine_id):
+    """``(engine id whose profile answers, its entry, the profile, the engine asked when it hands over)``.
+    Orchestration layers and desktop apps name a ``backend`` engine whose profile answers for them."""
+    engine = catalog.engines.get(engine_id) if engine_id else None
+    prof = ((engine or {}).get("memory") or {}).get("profile")
+    via, seen = None, set()
+    while prof and prof.get("backend") and engine_id not in seen:
+        seen.add(engine_id)
+        via = via or engine_id
+        engine_id = prof["backend"]["engine"]
+        engine = catalog.engines.get(engine_id)
+        prof = ((engine or {}).get("memory") or {}).get("profile")
+    return engine_id, engine, prof, via
+
+
+def _tier(tiers, gib):
+    for tier in tiers:
+        if tier.get("below_gib") is None or gib is None or gib < tier["below_gib"]:
+            return tier
+    return tiers[-1]
+
+
+def auto_fraction(rule, device_gib, gpus, dp_attention=False):
+    """The share an engine picks itself from the GPU's memory (SGLang's mem_fraction_static rule)."""
+    tier = _tier(rule["tiers"], device_gib)
+    graph = tier.get("graph_batch_tp4", tier["graph_batch"]) if gpus >= 4 else tier["graph_batch"]
+    mib = rule["base_mib"] + max(tier["batched_tokens"], rule.get("min_batched_tokens", 0)) * rule.get("per_batched_token_mib", 0)
+    mib += graph * rule.get("per_graph_batch_mib", 0) + gpus * rule.get("per_rank_mib", 0)
+    if dp_attention:
+        mib += graph * gpus * rule.get("dp_attention_per_graph_batch_mib", 0)
+        if graph > rule.get("dp_attention_large_graph_batch", graph):
+            mib += graph * gpus * rule.get("dp_attention_large_graph_mib", 0)
+    if rule.get("floor_above_gib") is not None and device_gib > rule["floor_above_gib"]:
+        mib = max(mib, rule.get("floor_mib", 0))
+    total = device_gib * 1024
+    return round((total - mib) / total, 3), mib / 1024, tier["batched_tokens"]
+
+
+def model_dims(model):
+    """``(hidden size, vocabulary)`` from the parameter groups: GQA/MHA attention holds hidden x head_dim x
+    (2 query + 2 KV heads) per layer, the embeddings vocabulary x hidden. None when the layout does not say."""
+    att = model["attention"]
+    attention = model["params"].get("attention", 0) * 1e9
+    if att["type"] == "mla" or not attention or not att.get("q_heads"):
+        return None, None
+    hidden = attention / (model["layers"] * att["head_dim"] * 2 * (att["q_heads"] + att["kv_heads"]))
+    hidden = round(hidden / 32) * 32 or hidden  # hidden sizes are multiples of 32; the groups are rounded to 0.1M
+    vocab = model["params"].get("embeddings", 0) * 1e9 / hidden if hidden else None
+    return round(hidden), round(vocab) if vocab else None
+
+
+def default_context(catalog, engine_id, device_gib, model):
+    """The context an engine opens with when none is asked: its profile's default for this much memory (Ollama),
+    capped at the model's; else the model's own (vLLM and SGLang take the model's max_position_embeddings)."""
+    _, _, prof, _ = engine_profile(catalog, engine_id)
+    tiers = ((prof or {}).get("context") or {}).get("tiers")
+    if tiers:
+        return min(_tier(tiers, device_gib)["tokens"], model["context_tokens"])
+    return model["context_tokens"]
+
+
+def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1, context=0, memory_fraction=None,
+                dp_attention=False, model=None, batched_tokens=None):
+    """How the engine sizes memory for this setup: share, what it holds besides weights and KV, and how it counts."""
+    defaults = catalog.questions["fit_defaults"]
+    answer_id, engine, prof, via = engine_profile(catalog, engine_id)
+    plan = {"engine": answer_id if prof else engine_id, "via": via, "sizing": "fraction", "fraction_from": "default",
+            "terms": [], "block_tokens": None, "windowed_as_full": False, "kv_label": None, "batched_tokens": None,
+            "max_seqs": None, "dp_attention": bool(dp_attention)}
+    if not prof:  # no profile: the site's generic planning figures (the selector's ranking uses these)
+        fraction, of, reserve, text = _engine_fraction(catalog, engine_id, mode, profile)
+        if memory_fraction is not None:
+            fraction, text = memory_fraction, f"a {memory_fraction:g} share as asked"
+            plan["fraction_from"] = "given"
+        plan.update(fraction=fraction, of=of, reserve_gib=reserve, text=text, sizing="fraction" if fraction < 1 else "context",
+                    terms=[{"name": "runtime reserve (site planning figure)", "gib": reserve}])
+        return plan
+    name = engine["name"]
+    frac = (engine.get("memory") or {}).get("fraction")
+    plan.update(kv_label=prof.get("kv_label"), sizing=prof.get("sizing", "fraction"),
+                block_tokens=(prof.get("block_tokens") or {}).get("value"),
+                windowed_as_full=bool((prof.get("windowed_as_full") or {}).get("value")))
+    for key in ("batched_tokens", "max_seqs"):
+        fact = prof.get(key)
+        plan[key] = (_tier(fact["tiers"], device_gib)["tokens"] if fact.get("tiers") else fact["value"]) if fact else None
+    if batched_tokens:
+        plan["batched_tokens"] = batched_tokens
+    if plan["sizing"] == "context" or not frac:
+        plan.update(fraction=1.0, of="total", sizing="context")
+        text = f"all of it ({name} allocates the KV cache for the context asked, with no memory share)"
+    else:
+        plan.update(fraction=frac["value"], of=frac["of"])
+        text = f"{name}'s {frac['option']} default ({frac['value']:g} of {frac['of'].replace('-', ' ')} memory)"
+        rule = prof.get("auto_fraction")
+        if rule and device_gib and memory_fraction is None:
+            share, reserve_gib, tokens = auto_fraction(rule, device_gib, gpus, dp_attention)
+            plan.update(fraction=share, fraction_from="auto", batched_tokens=batched_tokens or tokens)
+            text = (f"{name} picks {frac['option']} {share:g} itself for {device_gib:g} GiB per GPU "
+                    f"({reserve_gib:.1f} GiB kept for activations and CUDA graphs)")
+    if memory_fraction is not None and plan["sizing"] == "fraction":
+        plan.update(fraction=memory_fraction, fraction_from="given")
+        text = f"{name}'s {frac['option']} {memory_fraction:g} as asked (of {frac['of'].replace('-', ' ')} memory)"
+    if "terms" in prof:
+        tokens = plan["batched_tokens"] or 0
+        vocab = ((model or {}).get("vocab_size") or (model_dims(model)[1] if model else None)) or 0
+        for term in prof["terms"]:
+            when = term.get("when", "always")
+            if when == "tensor-parallel" and gpus < 2 or when == "dp-attention" and not dp_attention:
+                continue
+            gib = term["gib"] + term.get("per_1k_batched_tokens_gib", 0) * tokens / 1000 + term.get("per_1k_context_gib", 0) * context / 1000
+            gib += term.get("bytes_per_seq_vocab", 0) * (plan["max_seqs"] or 0) * vocab / GIB
+            plan["terms"].append({"name": term["name"], "gib": round(gib, 3), "counted": term.get("counted", True)})
+    else:
+        key = "local_reserve_gib" if plan["sizing"] == "context" else "runtime_reserve_gib"
+        plan["terms"].append({"name": "runtime reserve (site planning figure)", "gib": _fact(defaults, key), "counted": True})
+    plan["reserve_gib"] = round(sum(t["gib"] for t in plan["terms"] if t.get("counted", True)), 3)
+    plan["text"] = text + (f" (the profile of {name}, which {catalog.engines[via]['name']} runs)" if via else "")
+    return plan
+
+
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
-             ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None):
+             ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
+             batched_tokens=None):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
@@ -193,19 +330,32 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     notes = list(box["notes"])
 
     total_w, per_group = weight_bytes(catalog, model, quant_id)
+    repacked = _repack(catalog, engine, model, quant_id, per_group)
+    if repacked:
+        total_w = sum(per_group.values())
     shape = kv_shape(model, kv_bits)
     one_seq = sequence_bytes(shape, context)
     want_kv = one_seq * sequences
-    fraction, of, reserve_gib, fraction_text = _engine_fraction(catalog, engine, mode, profile)
-    reserve = reserve_gib * GIB
+    plan = memory_plan(catalog, engine, mode, profile, box["gpu_gib"] if mode != "cpu" else box["ram_gib"], g, context,
+                       memory_fraction, dp_attention and g > 1, model, batched_tokens)
+    fraction, of, fraction_text = plan["fraction"], plan["of"], plan["text"]
+    reserve = plan["reserve_gib"] * GIB
     shards = kv_shards(model, g, dp_attention) if mode != "cpu" else 1
+    if plan["sizing"] == "context" and plan["windowed_as_full"] and shape["windowed_per_token"]:
+        # the engine allocates every layer for the whole context, windowed layers too
+        one_seq = (shape["per_token"] + shape["windowed_per_token"]) * context + shape["per_sequence"]
+        want_kv = one_seq * sequences
+        notes.append(f"{catalog.engines[plan['engine']]['name']} allocates the sliding-window layers for the whole context too: "
+                     f"{one_seq / GIB:.2f} GiB per sequence.")
 
     # memory of one device (GPU, GPU-usable share of a unified pool, or the host's RAM for CPU-only)
     if mode == "cpu":
         device = (box["ram_gib"] - _fact(defaults, "host_reserve_gib")) * GIB if box["ram_gib"] else None
     else:
         device = box["gpu_gib"] * GIB if box["gpu_gib"] else None
-    w_dev = total_w / g
+    # weights per GPU: split evenly, but with data-parallel attention every GPU keeps its own attention weights
+    replicated = per_group.get("attention", 0) if dp_attention and g > 1 else 0
+    w_dev = (total_w - replicated) / g + replicated
 
     def budget_for(weights_on_device):
         if device is None:
@@ -215,8 +365,12 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         return fraction * max(0.0, device - weights_on_device - reserve)
 
     budget = budget_for(w_dev)
-    fits = budget is not None and budget >= one_seq / shards
-    capacity = _capacity(shape, budget, shards, context, sequences, model["context_tokens"]) if budget is not None else None
+    # one sequence must fit: split over the GPUs under tensor parallelism, whole on one GPU under data-parallel attention
+    seq_shards = 1 if dp_attention and g > 1 else shards
+    fits = budget is not None and budget >= one_seq / seq_shards
+    capacity = _capacity(shape, budget, shards, context, sequences, model["context_tokens"], seq_shards) if budget is not None else None
+    if capacity is not None:
+        _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits)
 
     offload = None
     if device is not None and not fits and mode == "discrete":
@@ -238,6 +392,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     groups = ", ".join(f"{k.replace('_', ' ')} {v / GB:.2f}" for k, v in per_group.items() if v)
     notes.insert(0, f"Weights in {quant['name']}: {total_w / GB:.2f} GB ({groups} GB); groups a scheme does not convert "
                     "keep the checkpoint's precision." + (" Every expert counts, not only the active ones." if model["architecture"] == "moe" else ""))
+    if repacked:
+        notes.insert(1, f"{catalog.engines[plan['engine']]['name']} stores the weights larger than the checkpoint: "
+                        + "; ".join(repacked) + ".")
     kv_name = catalog.quantization[kv_quantization]["name"] if kv_quantization else "16-bit KV cache"
     kv_text = f"KV cache ({kv_name}): {shape['per_token'] / 1024:.1f} KiB per token for the layers that grow with the context"
     if shape["windowed_per_token"]:
@@ -256,9 +413,16 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     if device is None:
         notes.append("Give the GPU (or its memory) to compare the estimate with your hardware.")
     else:
+        held = "; ".join(f"{t['name']} {t['gib']:.2f} GiB" + ("" if t.get("counted", True) else " (allocated after the KV cache)")
+                         for t in plan["terms"])
         notes.append(f"Memory per {'GPU' if mode == 'discrete' else 'machine' if mode == 'cpu' else 'GPU share'}: {fraction_text}, "
-                     f"less {reserve / GIB:g} GiB runtime reserve (CUDA context, activations, graphs) and the weights; the rest holds "
-                     "KV cache.")
+                     f"less {reserve / GIB:.2f} GiB the engine holds besides weights and KV cache ({held}) and the weights; the rest "
+                     "holds KV cache.")
+        if replicated:
+            notes.append(f"Data-parallel attention: every GPU keeps all {replicated / GB:.2f} GB of attention weights and its own "
+                         "sequences' cache.")
+        if capacity and capacity.get("kv_count_note"):
+            notes.append(capacity["kv_count_note"])
         if fits and capacity:
             met = capacity["max_sequences"] >= sequences
             notes.append(f"Fits: {capacity['kv_tokens']:,} tokens of KV cache, {capacity['max_sequences']:,} sequences of {context} tokens; "
@@ -290,12 +454,17 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "kv_bytes_per_token": round(kv_bytes_per_token(model, kv_bits)),
         "capacity": capacity,
         "speed": speed,
-        "memory": _memory_block(box, w_dev if fits or not offload else offload["gpu_gb"] * GB / g, reserve, budget if fits else None,
+        "memory": _memory_block(box, w_dev if fits or not offload else offload["gpu_gb"] * GB / g, reserve,
+                                (min(budget, want_kv / shards) if plan["sizing"] == "context" else budget) if fits else None,
                                 one_seq, shards, capacity, offload),
         "machine": {k: box[k] for k in ("mode", "gpu", "gpu_name", "gpus", "gpu_gib", "bandwidth_gbs", "ram_gib", "ram_bandwidth_gbs",
                                         "gpu_usable_fraction")},
-        "assumptions": {"gpu_fraction": fraction, "fraction_of": of, "runtime_reserve_gib": reserve / GIB,
-                        "host_reserve_gib": _fact(defaults, "host_reserve_gib"), "engine": engine},
+        "assumptions": {"gpu_fraction": fraction, "fraction_of": of, "runtime_reserve_gib": round(reserve / GIB, 3),
+                        "host_reserve_gib": _fact(defaults, "host_reserve_gib"), "engine": engine,
+                        "engine_profile": plan["engine"], "engine_via": plan["via"], "memory_fraction": fraction,
+                        "fraction_from": plan["fraction_from"], "sizing": plan["sizing"], "reserve_terms": plan["terms"],
+                        "batched_tokens": plan["batched_tokens"], "device_gib": box["gpu_gib"] if mode != "cpu" else box["ram_gib"],
+                        "memory_reported_gib": box.get("memory_reported_gib"), "dp_attention": bool(dp_attention and g > 1)},
         "notes": notes,
     }
     out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g, concurrency=sequences,
@@ -303,17 +472,67 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     if with_table:
         out["table"] = fit_table(catalog, model_id, gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
                                  concurrency=sequences, gpu=gpu, memory=memory, engine=engine, bandwidth_gbs=bandwidth_gbs,
-                                 ram_bandwidth_gbs=ram_bandwidth_gbs, profile=profile)
+                                 ram_bandwidth_gbs=ram_bandwidth_gbs, profile=profile, memory_fraction=memory_fraction,
+                                 dp_attention=dp_attention)
     return out
 
 
-def _capacity(shape, budget, shards, context, sequences, model_limit):
+def _repack(catalog, engine_id, model, quant_id, per_group):
+    """Groups the engine stores larger than the checkpoint (padded to a multiple of the hidden size); changes
+    ``per_group`` in place and returns the notes."""
+    _, _, prof, _ = engine_profile(catalog, engine_id)
+    hidden = model_dims(model)[0]
+    notes = []
+    for rule in (prof or {}).get("repack", []):
+        if rule["quantization"] != quant_id or not hidden or not per_group.get(rule["group"]):
+            continue
+        padded = -(-hidden // rule["align"]) * rule["align"]
+        if padded != hidden:
+            per_group[rule["group"]] *= padded / hidden
+            notes.append(f"{rule['group'].replace('_', ' ')} padded from hidden size {hidden:,} to {padded:,}")
+    return notes
+
+
+def _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits):
+    """``capacity["kv_tokens"]`` becomes the count the engine prints; the memory truth stays in ``kv_tokens_memory``."""
+    truth = capacity["kv_tokens"]
+    capacity["kv_tokens_memory"] = truth
+    capacity["kv_label"] = plan.get("kv_label")
+    capacity["kv_count_note"] = None
+    if plan["sizing"] == "context" and plan.get("kv_label"):
+        cells = context * sequences if fits else 0
+        capacity["kv_tokens"] = cells
+        capacity["kv_count_note"] = (f"The engine allocates the cache for the context asked: {cells:,} cells ({context:,} tokens x "
+                                     f"{sequences} sequence(s)); the memory left would hold {truth:,} tokens.")
+        return
+    per_token = shape["per_token"] + shape["windowed_per_token"]
+    usable = max(0.0, budget) if budget is not None else 0.0
+    if plan.get("windowed_as_full") and shape["windowed_per_token"] and per_token:
+        count = int(usable * shards // per_token)
+        why = ("counts sliding-window layers as full attention, so it prints fewer tokens than the memory holds "
+               f"(each windowed layer keeps at most {shape['window']:,} tokens)")
+    else:
+        count, why = truth, None
+    if plan.get("dp_attention") and shards > 1 and plan.get("kv_label"):
+        count //= shards  # each data-parallel rank has its own pool and prints its own count
+        why = why or f"has one pool per data-parallel rank and prints the count of one of the {shards}"
+    block = plan.get("block_tokens")
+    if block:
+        count = int(count // block) * block
+    capacity["kv_tokens"] = count
+    if why and count != truth:
+        capacity["kv_count_note"] = (f"{plan.get('kv_label') or 'The engine count'}: {count:,} tokens; the engine {why}; by memory "
+                                     f"{truth:,} tokens of {context:,}-token sequences fit.")
+
+
+def _capacity(shape, budget, shards, context, sequences, model_limit, seq_shards=None):
     if budget is None:
         return None
     usable = max(0.0, budget) * shards
     seq = sequence_bytes(shape, context)
     max_seq = int(usable // seq) if seq else 0
-    per_seq_budget = usable / max(1, sequences)
+    # the longest context at this concurrency; under data-parallel attention a sequence cannot span GPUs
+    per_seq_budget = min(usable / max(1, sequences), max(0.0, budget) * (shards if seq_shards is None else seq_shards))
     return {
         "kv_tokens": int(usable * context // seq) if seq else 0,
         "max_sequences": max_seq,

@@ -75,6 +75,8 @@ def options(catalog, source, scale=None):
         return sorted(e for e, v in catalog.engines.items() if v["kind"] == "engine")
     if source == "models":
         return sorted(catalog.models)
+    if source == "switch":
+        return ["yes", "no"]
     if source == "workloads":
         return list(catalog.questions["workloads"])
     if source == "priorities":

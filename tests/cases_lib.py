@@ -109,3 +109,56 @@ def check_result(result, expect):
         assert x["reasons"], x
     if not cands:
         assert result["warnings"]
+
+
+# -- "Will it fit?" cases (tests/cases/fit.yaml), run through selector.api.run_fit ---------------------------
+#
+# Expectation keys (all optional):
+#   fits                       the answer's fits
+#   engine / engine_in         assumptions.engine is this / one of these
+#   chosen_by                  assumptions.engine_chosen_by: "selector" (no engine named) or "given"
+#   engine_profile / via       the engine whose memory profile answered, and the engine that handed over to it
+#   sizing, fraction_of, fraction_from, dp_attention     the assumptions of that name
+#   memory_fraction            assumptions.memory_fraction, to 0.001
+#   kv_tokens_between          [low, high] for capacity.kv_tokens (the count the engine prints)
+#   engine_counts_fewer        true: capacity.kv_tokens < capacity.kv_tokens_memory (and a note says why)
+#   engines_include            every one of these is listed under `engines` with its own fits and kv_tokens
+#   notes_contain              every fragment appears in some note
+#   error                      the answer is refused naming this key (one-line message)
+
+def load_fit_cases():
+    cases = yaml.safe_load((CASES_DIR / "fit.yaml").read_text())
+    ids = [c["id"] for c in cases]
+    assert len(ids) == len(set(ids)), "duplicate fit case ids"
+    return cases
+
+
+def check_fit(result, expect):
+    a, cap = result["assumptions"], result["capacity"] or {}
+    if "fits" in expect:
+        assert result["fits"] is expect["fits"], (result["fits"], result["notes"])
+    if "engine" in expect:
+        assert a["engine"] == expect["engine"], a["engine"]
+    if "engine_in" in expect:
+        assert a["engine"] in expect["engine_in"], a["engine"]
+    for key, field in (("chosen_by", "engine_chosen_by"), ("engine_profile", "engine_profile"), ("via", "engine_via"),
+                       ("sizing", "sizing"), ("fraction_of", "fraction_of"), ("fraction_from", "fraction_from"),
+                       ("dp_attention", "dp_attention")):
+        if key in expect:
+            assert a[field] == expect[key], (field, a[field])
+    if "memory_fraction" in expect:
+        assert abs(a["memory_fraction"] - expect["memory_fraction"]) < 0.001, a["memory_fraction"]
+    if "kv_tokens_between" in expect:
+        low, high = expect["kv_tokens_between"]
+        assert low <= cap["kv_tokens"] <= high, (cap["kv_tokens"], cap.get("kv_count_note"))
+    if expect.get("engine_counts_fewer"):
+        assert cap["kv_tokens"] < cap["kv_tokens_memory"] and cap["kv_count_note"], cap
+    listed = {e["engine"]: e for e in result.get("engines", [])}
+    for engine in expect.get("engines_include", []):
+        assert engine in listed, f"{engine} not under engines ({list(listed)})"
+        row = listed[engine]
+        assert isinstance(row["fits"], bool) and row["why"] and row["name"], row
+    for fragment in expect.get("notes_contain", []):
+        assert any(fragment in n for n in result["notes"]), f"{fragment!r} not in {result['notes']}"
+    # invariants: the engine answering is named, and every listed engine differs from it
+    assert a["engine"] is None or a["engine"] not in listed

@@ -120,3 +120,40 @@ def test_validate_missing_dir_fails_cleanly(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "not found" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("args, option, fragment", [
+    (("--memory-fraction", "1.5"), "--memory-fraction", "out of range; use a number from 0.05 to 1"),
+    (("--memory-fraction", "half"), "--memory-fraction", "is not a number"),
+])
+def test_fit_memory_fraction_errors_are_one_line(args, option, fragment):
+    proc = run("fit", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--engine", "vllm", *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: {option}: ") and fragment in line, line
+
+
+def test_fit_memory_fraction_and_dp_attention_reach_the_answer():
+    proc = run("fit", "--model", "deepseek-v3", "--quantization", "fp8", "--gpu", "h200", "--gpus", "8", "--engine", "sglang",
+               "--memory-fraction", "0.85", "--dp-attention")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["assumptions"]["memory_fraction"] == 0.85 and out["assumptions"]["fraction_from"] == "given"
+    assert out["assumptions"]["dp_attention"] is True and out["assumptions"]["engine_chosen_by"] == "given"
+
+
+def test_fit_without_engine_names_the_selectors_engine():
+    proc = run("fit", "--model", "llama-3.1-8b", "--quantization", "gguf-q4-k-m", "--gpu-memory-gb", "8")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["fits"] and out["assumptions"]["engine_chosen_by"] == "selector"
+    assert out["assumptions"]["engine"] in ("ollama", "llama-cpp", "lm-studio") and out["engines"]
+
+
+def test_calibration_startup_prints_the_markdown_table(catalog):
+    from datatools.cli import DEFAULT_LOGS, read_logs
+    from datatools.startup import markdown
+    proc = run("calibration", "--startup")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip("\n") == markdown(catalog, read_logs(DEFAULT_LOGS))
+    bad = run("calibration", "--startup", "--logs", "no/such/folder")
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("error: --logs: ") and "\n" not in bad.stderr.strip()

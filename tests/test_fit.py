@@ -134,15 +134,26 @@ def test_engine_memory_fraction_is_used(catalog):
 
 
 def test_gpu_memory_is_binary(catalog):
-    fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm")
+    fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="a100-80gb")
     assert fit["available_gb"] == pytest.approx(80 * GIB / 1e9, abs=0.01)  # 85.9 decimal GB
     assert fit["memory"]["unit"] == "GiB" and fit["memory"]["device"]["total"] == 80
+
+
+def test_gpu_memory_as_the_driver_reports_it(catalog):
+    """An "80 GB" H100 is 79.18 GiB to CUDA: engines size their share from that."""
+    fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm")
+    assert fit["machine"]["gpu_gib"] == 79.18 == fit["assumptions"]["device_gib"] == fit["assumptions"]["memory_reported_gib"]
+    assert any("as the driver reports it" in n for n in fit["notes"])
 
 
 def test_mla_is_replicated_under_tensor_parallelism(catalog):
     tp = estimate(catalog, "deepseek-v3", "fp8", gpu="h200", gpus=8, context_tokens=8192)
     dp = estimate(catalog, "deepseek-v3", "fp8", gpu="h200", gpus=8, context_tokens=8192, dp_attention=True)
-    assert tp["fits"] and dp["capacity"]["kv_tokens"] == pytest.approx(8 * tp["capacity"]["kv_tokens"], rel=0.01)
+    # each GPU caches its own sequences (8x the sequences), less the attention weights every GPU now keeps whole
+    assert tp["fits"] and 6 * tp["capacity"]["kv_tokens"] < dp["capacity"]["kv_tokens"] < 8 * tp["capacity"]["kv_tokens"]
+    attention = catalog.models["deepseek-v3"]["params"]["attention"] * 1e9  # FP8: one byte each
+    assert dp["memory"]["device"]["weights"] == pytest.approx(tp["memory"]["device"]["weights"] + attention * 7 / 8 / GIB, abs=0.02)
+    assert any("every GPU keeps all" in n for n in dp["notes"])
     assert any("data-parallel attention" in n for n in tp["notes"])
 
 
@@ -434,7 +445,8 @@ def test_memory_bars_add_up(catalog):
         assert mem["device_count"] == kw.get("gpus", 1)
         dev = mem["device"]
         assert set(dev) == {"total", "weights", "reserve", "kv", "free"}
-        assert dev["total"] == catalog.gpus[kw["gpu"]]["memory_gib"]
+        assert dev["total"] == est["machine"]["gpu_gib"] == (catalog.gpus[kw["gpu"]].get("memory_reported") or {}).get(
+            "gib", catalog.gpus[kw["gpu"]]["memory_gib"])
         assert dev["weights"] + dev["reserve"] + dev["kv"] + dev["free"] == pytest.approx(dev["total"], abs=0.03), dev
         assert dev["reserve"] == 2.0 and all(round(v, 2) == v for v in dev.values())
         if est["fits"]:
@@ -504,7 +516,7 @@ def test_what_fits_table_follows_the_engine_chosen(catalog):
     """An engine's own memory share (vLLM's gpu-memory-utilization, SGLang's mem-fraction-static...) changes the
     capacity, in the answer and in every row of the table alike."""
     base = {"model": "qwen3-32b", "quantization": "bf16", "gpu": "h100-sxm"}
-    plain = run_fit(catalog, base)
+    plain = estimate(catalog, "qwen3-32b", "bf16", gpu="h100-sxm")  # the selector's generic figures, no engine
     for engine in ("vllm", "sglang"):
         fit = run_fit(catalog, {**base, "engine": engine})
         assert fit["capacity"]["kv_tokens"] != plain["capacity"]["kv_tokens"], engine
@@ -542,7 +554,7 @@ def test_expert_offload_on_two_gpus_in_numbers_and_words(catalog):
                             "host RAM of 512 GiB.") for n in notes), notes
     assert ("The model ships in FP8 (E4M3 / E5M2); GGUF Q4_K_M needs a quantized checkpoint or on-the-fly quantization."
             in notes)
-    assert any(n.startswith("Memory per GPU: no engine named, so a 0.9 share, vLLM's default, less 2 GiB runtime reserve")
+    assert any(n.startswith("Memory per GPU: no engine named, so a 0.9 share, vLLM's default, less 2.00 GiB the engine holds")
                for n in notes), notes
     # a runtime reserve on each of the two GPUs: 2 x 2 GiB = 4.29 GB, counted once in what is required
     assert e["overhead_gb"] == 4.29
@@ -609,8 +621,8 @@ def test_dense_model_offloads_layers_with_an_engine_that_can_do_both(catalog):
 def test_two_gpus_add_memory_bandwidth_and_table_rows(catalog):
     one = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", gpus=1)
     two = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", gpus=2)
-    # 2 x 80 GiB = 171.8 GB available
-    assert two["available_gb"] == round(2 * 80 * GIB / 1e9, 2) == 171.8
+    # 2 x 79.18 GiB (an "80 GB" H100 as CUDA reports it) = 170.04 GB available
+    assert two["available_gb"] == round(2 * 79.18 * GIB / 1e9, 2) == 170.04
     # tensor parallelism reads each GPU's share of the weights at each GPU's bandwidth: faster than one GPU
     assert two["speed"]["decode_tokens_per_s"] > 1.5 * one["speed"]["decode_tokens_per_s"]
     # the what-fits table is worked out for the GPUs asked: Llama 3.1 70B in BF16 fits two H100s, not one
@@ -632,3 +644,85 @@ def test_cpu_entry_reads_at_its_own_memory_bandwidth(catalog):
     entry = catalog.gpus["amd-epyc-9654"]
     e = estimate(catalog, "llama-3.1-8b", "gguf-q4-k-m", gpu="amd-epyc-9654", ram_gb=384)
     assert e["machine"]["mode"] == "cpu" and e["machine"]["ram_bandwidth_gbs"] == entry["bandwidth_gbs"]
+
+
+# -- table-driven "Will it fit?" cases (tests/cases/fit.yaml) ------------------------------------------------
+
+from cases_lib import check_fit, load_fit_cases  # noqa: E402
+
+FIT_CASES = load_fit_cases()
+
+
+@pytest.mark.parametrize("case", FIT_CASES, ids=[c["id"] for c in FIT_CASES])
+def test_fit_case(catalog, case):
+    from selector.api import answer
+    response = answer(catalog, "fit", case["answers"])
+    if "error" in case["expect"]:
+        assert not response["ok"] and response["error"]["key"] == case["expect"]["error"], response
+        assert "\n" not in response["error"]["message"]
+        return
+    assert response["ok"], response
+    check_fit(response["result"], case["expect"])
+
+
+def test_every_engine_profile_has_a_fit_case(catalog):
+    """Each engine with a memory profile is exercised by a case, by name or as the backend another hands to."""
+    from selector.fit import engine_profile
+    named = {c["answers"].get("engine") for c in FIT_CASES} | {c["expect"].get("engine_profile") for c in FIT_CASES}
+    chosen = {e for c in FIT_CASES for e in c["expect"].get("engine_in", [])}
+    for engine_id, engine in catalog.engines.items():
+        if (engine.get("memory") or {}).get("profile") and engine["kind"] == "engine":
+            assert engine_id in named | chosen, engine_id
+
+
+def test_orchestration_layers_answer_with_their_backend(catalog):
+    for layer in ("dynamo", "llm-d", "mooncake", "lmcache"):
+        fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", engine=layer)
+        vllm = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", engine="vllm")
+        assert fit["assumptions"]["engine_profile"] == "vllm" and fit["assumptions"]["engine_via"] == layer
+        assert fit["capacity"]["kv_tokens"] == vllm["capacity"]["kv_tokens"]
+        assert any("which " + catalog.engines[layer]["name"] + " runs" in n for n in fit["notes"])
+
+
+def test_sglang_auto_fraction_by_hand(catalog):
+    """The rule of SGLang's server_args, worked by hand for an H100 under TP 8 and under DP attention."""
+    from selector.fit import auto_fraction
+    rule = catalog.engines["sglang"]["memory"]["profile"]["auto_fraction"]
+    share, reserve, tokens = auto_fraction(rule, 79.18, 8)
+    mib = 512 + 8192 * 1.5 + 512 * 2 + 8 * 128  # 14,848 MiB, above the 10 GiB floor
+    assert tokens == 8192 and reserve == pytest.approx(mib / 1024) and share == round((79.18 * 1024 - mib) / (79.18 * 1024), 3)
+    share_dp, reserve_dp, _ = auto_fraction(rule, 79.18, 8, dp_attention=True)
+    assert reserve_dp == pytest.approx((mib + 512 * 8 * 3 + 512 * 8 * 1.5) / 1024) and share_dp < share
+
+
+def test_memory_fraction_changes_capacity_and_is_echoed(catalog):
+    low = run_fit(catalog, {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm", "memory_fraction": 0.5})
+    high = run_fit(catalog, {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm", "memory_fraction": 0.95})
+    assert low["assumptions"]["memory_fraction"] == 0.5 and high["assumptions"]["memory_fraction"] == 0.95
+    assert low["capacity"]["kv_tokens"] < high["capacity"]["kv_tokens"]
+    # 0.45 of 79.18 GiB more KV cache, at 128 KiB a token, rounded to blocks of 16
+    assert high["capacity"]["kv_tokens"] - low["capacity"]["kv_tokens"] == pytest.approx(0.45 * 79.18 * GIB / 131072, abs=32)
+
+
+def test_vllm_blocks_of_sixteen(catalog):
+    fit = estimate(catalog, "llama-3.1-8b", "bf16", gpu="h100-sxm", engine="vllm")
+    assert fit["capacity"]["kv_tokens"] % 16 == 0
+
+
+def test_no_engine_named_lists_the_others_with_their_own_answers(catalog):
+    fit = run_fit(catalog, {"model": "llama-3.1-70b", "quantization": "awq", "gpu": "rtx-3090", "gpus": 2})
+    first = fit["assumptions"]["engine"]
+    assert first and fit["assumptions"]["engine_chosen_by"] == "selector"
+    for row in fit["engines"]:
+        own = run_fit(catalog, {"model": "llama-3.1-70b", "quantization": "awq", "gpu": "rtx-3090", "gpus": 2, "engine": row["engine"]})
+        assert (row["fits"], row["kv_tokens"]) == (own["fits"], own["capacity"]["kv_tokens"]), row
+        assert row["why"].endswith(".") and "\n" not in row["why"]
+
+
+def test_trimmed_catalog_gives_identical_fit_answers(catalog):
+    """The browser's catalog (trimmed for the selector) answers the planner exactly as the full one."""
+    from selector.catalog import Catalog, trim_for_selector
+    small = Catalog(json.loads(json.dumps(trim_for_selector(catalog.raw))))
+    for case in FIT_CASES:
+        if "error" not in case["expect"]:
+            assert run_fit(small, case["answers"]) == run_fit(catalog, case["answers"]), case["id"]
