@@ -508,6 +508,9 @@ NOT_RENDERED = {
 # citations show title, address, kind and date; the publisher field is kept for the catalog JSON
 NOT_RENDERED.update({f"{c}.sources.*.publisher": "citations show the title, host, kind and date"
                      for c in (*COLLECTIONS, *SINGLETONS)})
+# whole blocks read by the fit estimator only: it states the figures in numbers, the notes are for maintainers
+NOT_RENDERED_UNDER = {"engines.memory.profile.": "the planner states each engine's figures in numbers; notes are for maintainers",
+                      "gpus.memory_reported.": "the planner states the reported memory in GiB; the note is for maintainers"}
 # fields some of whose instances are not shown, with the reason; at least one instance must show
 PARTLY_RENDERED = {
     "results.sources.*.license": "a result set's page cites its main source with the licence; extra sources by title",
