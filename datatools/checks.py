@@ -215,6 +215,19 @@ def check_engine_references(data, ctx):
             msg = _ref(ctx, "engines", succ, "engine")
             if msg:
                 yield "engines", engine_id, f"status.successors[{i}]", msg
+        profile = (engine.get("memory") or {}).get("profile") or {}
+        for key, fields in (("repack", ("quantization",)), ("kv_default", ("quantization", "kv"))):
+            for i, item in enumerate(profile.get(key, [])):
+                for field in fields:
+                    msg = _ref(ctx, "quantization", item[field], "quantization")
+                    if msg:
+                        yield "engines", engine_id, f"memory.profile.{key}[{i}].{field}", msg
+        for key in ("batched_tokens", "max_seqs"):
+            for i, tier in enumerate((profile.get(key) or {}).get("tiers", [])):
+                for j, gpu in enumerate(tier.get("gpus", [])):
+                    msg = _ref(ctx, "gpus", gpu, "GPU")
+                    if msg:
+                        yield "engines", engine_id, f"memory.profile.{key}.tiers[{i}].gpus[{j}]", msg
         for feature, fact in engine["features"].items():
             allowed = FEATURE_METHODS.get(feature, set())
             for i, method in enumerate(fact.get("methods", [])):

@@ -67,7 +67,7 @@ def compare(catalog, log):
     return row
 
 
-FAILED = ("valueerror", "engine failed", "out of memory", "outofmemory", "insufficient", "cannot allocate", "no available memory")
+FAILED = ("valueerror", "engine failed", "failed to start", "out of memory", "outofmemory", "insufficient", "cannot allocate", "no available memory")
 
 
 def started(log):

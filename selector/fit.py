@@ -207,9 +207,18 @@ def engine_profile(catalog, engine_id):
     return engine_id, engine, prof, via
 
 
-def _tier(tiers, gib):
+def engine_kv_default(catalog, engine_id, quant_id):
+    """``(KV quantization id, note)`` the engine picks itself for these weights when no KV precision is asked."""
+    _, engine, prof, _ = engine_profile(catalog, engine_id)
+    for rule in (prof or {}).get("kv_default", ()):
+        if rule["quantization"] == quant_id:
+            return rule["kv"], f"{engine['name']} keeps the checkpoint's KV precision by default: {rule.get('note', rule['kv'])}."
+    return None, None
+
+
+def _tier(tiers, gib, gpu=None):
     for tier in tiers:
-        if tier.get("below_gib") is None or gib is None or gib < tier["below_gib"]:
+        if tier.get("below_gib") is None or gib is None or gib < tier["below_gib"] or gpu in tier.get("gpus", ()):
             return tier
     return tiers[-1]
 
@@ -243,6 +252,20 @@ def model_dims(model):
     return round(hidden), round(vocab) if vocab else None
 
 
+def mlp_width(model):
+    """MLP width a token passes through (dense intermediate size, or the active experts' together), from the parameter
+    groups: a SwiGLU MLP holds 3 x hidden x width per layer."""
+    hidden = model_dims(model)[0]
+    if not hidden:
+        return 0
+    params = model["params"]
+    active = params.get("dense_mlp", 0) + params.get("shared_experts", 0)
+    experts = model.get("experts") or {}
+    if experts.get("routed"):
+        active += params.get("routed_experts", 0) * experts["active"] / experts["routed"]
+    return active * 1e9 / (3 * hidden * model["layers"])
+
+
 def default_context(catalog, engine_id, device_gib, model):
     """The context an engine opens with when none is asked: its profile's default for this much memory (Ollama),
     capped at the model's; else the model's own (vLLM and SGLang take the model's max_position_embeddings)."""
@@ -254,7 +277,7 @@ def default_context(catalog, engine_id, device_gib, model):
 
 
 def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1, context=0, memory_fraction=None,
-                dp_attention=False, model=None, batched_tokens=None):
+                dp_attention=False, model=None, batched_tokens=None, gpu=None):
     """How the engine sizes memory for this setup: share, what it holds besides weights and KV, and how it counts."""
     defaults = catalog.questions["fit_defaults"]
     answer_id, engine, prof, via = engine_profile(catalog, engine_id)
@@ -276,7 +299,7 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
                 windowed_as_full=bool((prof.get("windowed_as_full") or {}).get("value")))
     for key in ("batched_tokens", "max_seqs"):
         fact = prof.get(key)
-        plan[key] = (_tier(fact["tiers"], device_gib)["tokens"] if fact.get("tiers") else fact["value"]) if fact else None
+        plan[key] = (_tier(fact["tiers"], device_gib, gpu)["tokens"] if fact.get("tiers") else fact["value"]) if fact else None
     if batched_tokens:
         plan["batched_tokens"] = batched_tokens
     if plan["sizing"] == "context" or not frac:
@@ -303,7 +326,12 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
                 continue
             gib = term["gib"] + term.get("per_1k_batched_tokens_gib", 0) * tokens / 1000 + term.get("per_1k_context_gib", 0) * context / 1000
             gib += term.get("bytes_per_seq_vocab", 0) * (plan["max_seqs"] or 0) * vocab / GIB
-            plan["terms"].append({"name": term["name"], "gib": round(gib, 3), "counted": term.get("counted", True)})
+            gib += term.get("bytes_per_batched_token_mlp", 0) * tokens * (mlp_width(model) if model else 0) / GIB
+            plan["terms"].append({"name": term["name"], "gib": round(gib, 3), "counted": term.get("counted", True),
+                                  "peak": bool(term.get("peak"))})
+        peaks = [t for t in plan["terms"] if t["peak"]]
+        for t in peaks:  # one after another in the profiling run: only the largest is held at once
+            t["counted"] = t["counted"] and t is max(peaks, key=lambda x: x["gib"])
     else:
         key = "local_reserve_gib" if plan["sizing"] == "context" else "runtime_reserve_gib"
         plan["terms"].append({"name": "runtime reserve (site planning figure)", "gib": _fact(defaults, key), "counted": True})
@@ -323,11 +351,16 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     quant = catalog.quantization[quant_id]
     context = min(context_tokens or defaults["context_tokens"], 10**8)
     sequences = concurrency or defaults["concurrency"]
+    kv_from = "asked" if kv_quantization else "16-bit"
+    kv_note = None
+    if not kv_quantization:
+        kv_quantization, kv_note = engine_kv_default(catalog, engine, quant_id)
+        kv_from = "engine default" if kv_quantization else kv_from
     kv_bits = catalog.quantization[kv_quantization]["bits_per_weight"] if kv_quantization else 16
     box = machine(catalog, gpu, gpu_memory_gb, gpus or 1, memory, ram_gb, bandwidth_gbs, ram_bandwidth_gbs)
     mode = box["mode"]
     g = box["gpus"] if mode != "cpu" else 1
-    notes = list(box["notes"])
+    notes = list(box["notes"]) + ([kv_note] if kv_note else [])
 
     total_w, per_group = weight_bytes(catalog, model, quant_id)
     repacked = _repack(catalog, engine, model, quant_id, per_group)
@@ -337,7 +370,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     one_seq = sequence_bytes(shape, context)
     want_kv = one_seq * sequences
     plan = memory_plan(catalog, engine, mode, profile, box["gpu_gib"] if mode != "cpu" else box["ram_gib"], g, context,
-                       memory_fraction, dp_attention and g > 1, model, batched_tokens)
+                       memory_fraction, dp_attention and g > 1, model, batched_tokens, gpu)
     fraction, of, fraction_text = plan["fraction"], plan["of"], plan["text"]
     reserve = plan["reserve_gib"] * GIB
     shards = kv_shards(model, g, dp_attention) if mode != "cpu" else 1
@@ -463,7 +496,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
                         "host_reserve_gib": _fact(defaults, "host_reserve_gib"), "engine": engine,
                         "engine_profile": plan["engine"], "engine_via": plan["via"], "memory_fraction": fraction,
                         "fraction_from": plan["fraction_from"], "sizing": plan["sizing"], "reserve_terms": plan["terms"],
-                        "batched_tokens": plan["batched_tokens"], "device_gib": box["gpu_gib"] if mode != "cpu" else box["ram_gib"],
+                        "batched_tokens": plan["batched_tokens"], "kv_cache_from": kv_from, "device_gib": box["gpu_gib"] if mode != "cpu" else box["ram_gib"],
                         "memory_reported_gib": box.get("memory_reported_gib"), "dp_attention": bool(dp_attention and g > 1)},
         "notes": notes,
     }
@@ -673,9 +706,14 @@ def fit_table(catalog, model_id, **kw):
     rows = []
     weights = [q for q in catalog.quantization.values() if q["applies_to"] == "weights"]
     kv = [None] + [q["id"] for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
+    seen = set()
     for q in sorted(weights, key=lambda q: (-q["bits_per_weight"], q["id"])):
         for k in kv:
             est = estimate(catalog, model_id, q["id"], kv_quantization=k, **kw)
+            k = est["kv_cache"]  # the engine's own default when none is asked
+            if (q["id"], k) in seen:
+                continue
+            seen.add((q["id"], k))
             rows.append({
                 "quantization": q["id"], "name": q["name"], "kv_cache": k,
                 "kv_name": catalog.quantization[k]["name"] if k else "16-bit (default)", "weights_gb": est["weights_gb"], "fits": est["fits"],

@@ -118,7 +118,8 @@ def check_result(result, expect):
 #   engine / engine_in         assumptions.engine is this / one of these
 #   chosen_by                  assumptions.engine_chosen_by: "selector" (no engine named) or "given"
 #   engine_profile / via       the engine whose memory profile answered, and the engine that handed over to it
-#   sizing, fraction_of, fraction_from, dp_attention     the assumptions of that name
+#   sizing, fraction_of, fraction_from, dp_attention, kv_cache_from, batched_tokens     the assumptions of that name
+#   kv_cache                   the KV-cache quantization planned (null: 16-bit), asked or the engine's own default
 #   memory_fraction            assumptions.memory_fraction, to 0.001
 #   kv_tokens_between          [low, high] for capacity.kv_tokens (the count the engine prints)
 #   engine_counts_fewer        true: capacity.kv_tokens < capacity.kv_tokens_memory (and a note says why)
@@ -143,9 +144,11 @@ def check_fit(result, expect):
         assert a["engine"] in expect["engine_in"], a["engine"]
     for key, field in (("chosen_by", "engine_chosen_by"), ("engine_profile", "engine_profile"), ("via", "engine_via"),
                        ("sizing", "sizing"), ("fraction_of", "fraction_of"), ("fraction_from", "fraction_from"),
-                       ("dp_attention", "dp_attention")):
+                       ("dp_attention", "dp_attention"), ("kv_cache_from", "kv_cache_from"), ("batched_tokens", "batched_tokens")):
         if key in expect:
             assert a[field] == expect[key], (field, a[field])
+    if "kv_cache" in expect:
+        assert result["kv_cache"] == expect["kv_cache"], result["kv_cache"]
     if "memory_fraction" in expect:
         assert abs(a["memory_fraction"] - expect["memory_fraction"]) < 0.001, a["memory_fraction"]
     if "kv_tokens_between" in expect:
