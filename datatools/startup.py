@@ -27,7 +27,7 @@ def setup_arguments(catalog, log):
     gpus = setup.get("gpus") or 1
     kw = {"engine": log["engine"] if log["engine"] in catalog.engines else None, "gpus": gpus,
           "dp_attention": bool(setup.get("data_parallel_attention")), "memory_fraction": setup.get("memory_fraction"),
-          "batched_tokens": setup.get("max_num_batched_tokens"), "kv_quantization": setup.get("kv_quantization"),
+          "batched_tokens": setup.get("max_num_batched_tokens"), "max_seqs": setup.get("max_num_seqs"), "kv_quantization": setup.get("kv_quantization"),
           "concurrency": setup.get("parallel_slots") or 1}
     model = catalog.models[setup["model"]]
     gpu = catalog.gpus.get(setup.get("gpu")) if setup.get("gpu") else None

@@ -268,16 +268,16 @@ def mlp_width(model):
 
 def default_context(catalog, engine_id, device_gib, model):
     """The context an engine opens with when none is asked: its profile's default for this much memory (Ollama),
-    capped at the model's; else the model's own (vLLM and SGLang take the model's max_position_embeddings)."""
+    capped at the model's; else the model's own (vLLM and SGLang take config.json's max_position_embeddings)."""
     _, _, prof, _ = engine_profile(catalog, engine_id)
     tiers = ((prof or {}).get("context") or {}).get("tiers")
     if tiers:
         return min(_tier(tiers, device_gib)["tokens"], model["context_tokens"])
-    return model["context_tokens"]
+    return model.get("config_context_tokens") or model["context_tokens"]
 
 
 def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1, context=0, memory_fraction=None,
-                dp_attention=False, model=None, batched_tokens=None, gpu=None):
+                dp_attention=False, model=None, batched_tokens=None, gpu=None, max_seqs=None):
     """How the engine sizes memory for this setup: share, what it holds besides weights and KV, and how it counts."""
     defaults = catalog.questions["fit_defaults"]
     answer_id, engine, prof, via = engine_profile(catalog, engine_id)
@@ -302,6 +302,8 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
         plan[key] = (_tier(fact["tiers"], device_gib, gpu)["tokens"] if fact.get("tiers") else fact["value"]) if fact else None
     if batched_tokens:
         plan["batched_tokens"] = batched_tokens
+    if max_seqs:
+        plan["max_seqs"] = max_seqs
     if plan["sizing"] == "context" or not frac:
         plan.update(fraction=1.0, of="total", sizing="context")
         text = f"all of it ({name} allocates the KV cache for the context asked, with no memory share)"
@@ -343,7 +345,7 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
-             batched_tokens=None):
+             batched_tokens=None, max_seqs=None):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
@@ -370,7 +372,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     one_seq = sequence_bytes(shape, context)
     want_kv = one_seq * sequences
     plan = memory_plan(catalog, engine, mode, profile, box["gpu_gib"] if mode != "cpu" else box["ram_gib"], g, context,
-                       memory_fraction, dp_attention and g > 1, model, batched_tokens, gpu)
+                       memory_fraction, dp_attention and g > 1, model, batched_tokens, gpu, max_seqs)
     fraction, of, fraction_text = plan["fraction"], plan["of"], plan["text"]
     reserve = plan["reserve_gib"] * GIB
     shards = kv_shards(model, g, dp_attention) if mode != "cpu" else 1

@@ -14,7 +14,7 @@ LOGS = sorted(LOG_DIR.glob("*.yaml"))
 TOP_KEYS = {"engine", "engine_version", "source", "quoted", "setup", "observed", "note"}
 SOURCE_KEYS = {"url", "title", "as_of"}
 SETUP_KEYS = {"model", "quantization", "kv_quantization", "gpu", "gpu_memory_gib", "gpus", "tensor_parallel",
-              "data_parallel_attention", "max_model_len", "max_num_batched_tokens", "memory_fraction",
+              "data_parallel_attention", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "memory_fraction",
               "parallel_slots"}
 OBSERVED_KEYS = {"weights_gib", "kv_gib", "kv_tokens", "total_memory_gib"}
 # Engines that print MiB (llama.cpp, Ollama): the figure is kept in the unit printed, never converted.
@@ -62,7 +62,7 @@ def test_log_has_the_agreed_shape(path):
     assert isinstance(setup["tensor_parallel"], int) and 1 <= setup["tensor_parallel"] <= setup["gpus"]
     assert isinstance(setup["data_parallel_attention"], bool)
     assert setup["memory_fraction"] is None or 0 < setup["memory_fraction"] <= 1
-    for key in ("max_model_len", "max_num_batched_tokens", "parallel_slots"):
+    for key in ("max_model_len", "max_num_batched_tokens", "max_num_seqs", "parallel_slots"):
         assert setup[key] is None or (isinstance(setup[key], int) and setup[key] > 0), key
     if setup["gpu"] is not None:
         assert setup["gpu_memory_gib"] is None, "gpu_memory_gib only for a GPU missing from data/gpus"
