@@ -222,6 +222,12 @@ def check_engine_references(data, ctx):
                     msg = _ref(ctx, "quantization", item[field], "quantization")
                     if msg:
                         yield "engines", engine_id, f"memory.profile.{key}[{i}].{field}", msg
+        for i, rule in enumerate(profile.get("kv_default", [])):
+            for field, collection, label in (("models", "models", "model"), ("hardware", "hardware", "hardware")):
+                for j, value in enumerate(rule.get(field, [])):
+                    msg = _ref(ctx, collection, value, label)
+                    if msg:
+                        yield "engines", engine_id, f"memory.profile.kv_default[{i}].{field}[{j}]", msg
         for key in ("batched_tokens", "max_seqs"):
             for i, tier in enumerate((profile.get(key) or {}).get("tiers", [])):
                 for j, gpu in enumerate(tier.get("gpus", [])):

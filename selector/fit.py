@@ -31,6 +31,8 @@ MODES = ("discrete", "unified", "cpu")
 
 def _layer_bytes(att, kv_bits):
     per_el = kv_bits / 8
+    if kv_bits == 8 and att.get("fp8_bytes_per_token"):  # the model's own FP8 recipe (scales, parts kept in BF16)
+        return att["fp8_bytes_per_token"]
     if att["type"] == "mla":
         return (att["kv_lora_rank"] + att["qk_rope_head_dim"]) * per_el
     return 2 * att["kv_heads"] * att["head_dim"] * per_el
@@ -207,11 +209,13 @@ def engine_profile(catalog, engine_id):
     return engine_id, engine, prof, via
 
 
-def engine_kv_default(catalog, engine_id, quant_id):
-    """``(KV quantization id, note)`` the engine picks itself for these weights when no KV precision is asked."""
+def engine_kv_default(catalog, engine_id, quant_id, model_id=None, hardware=None):
+    """``(KV quantization id, note)`` the engine picks itself for these weights (and this model and hardware, where
+    the rule names them) when no KV precision is asked."""
     _, engine, prof, _ = engine_profile(catalog, engine_id)
     for rule in (prof or {}).get("kv_default", ()):
-        if rule["quantization"] == quant_id:
+        if rule["quantization"] == quant_id and model_id in rule.get("models", [model_id]) \
+                and hardware in rule.get("hardware", [hardware]):
             return rule["kv"], f"{engine['name']} keeps the checkpoint's KV precision by default: {rule.get('note', rule['kv'])}."
     return None, None
 
@@ -356,7 +360,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     kv_from = "asked" if kv_quantization else "16-bit"
     kv_note = None
     if not kv_quantization:
-        kv_quantization, kv_note = engine_kv_default(catalog, engine, quant_id)
+        hardware = (catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None
+        kv_quantization, kv_note = engine_kv_default(catalog, engine, quant_id, model_id, hardware)
         kv_from = "engine default" if kv_quantization else kv_from
     kv_bits = catalog.quantization[kv_quantization]["bits_per_weight"] if kv_quantization else 16
     box = machine(catalog, gpu, gpu_memory_gb, gpus or 1, memory, ram_gb, bandwidth_gbs, ram_bandwidth_gbs)

@@ -63,7 +63,7 @@ def test_vllm_on_h100_is_reproduced_within_two_percent(table):
         assert abs(r["kv_gib_error"]) <= 0.02 or abs(r["kv_gib"] - r["observed_kv_gib"]) <= 0.25, r
 
 
-@pytest.mark.xfail(reason="issue 22 worst-case targets not reached yet: SGLang's FP8 DSA cache on Blackwell, vLLM under TP 4 "
+@pytest.mark.xfail(reason="issue 22 worst-case targets not reached yet: SGLang's auto share under DP attention, vLLM under TP 4 "
                           "with an LMCache connector, TensorRT-LLM's 2023 engine builds", strict=False)
 def test_issue_targets(table):
     s = summary(table)
