@@ -40,6 +40,7 @@ _PATTERN_HINTS = (
 )
 SHORT = 60       # longest value quoted in a message
 SHORT_URL = 200  # URLs are quoted whole up to this length
+EXPLAINED = 30   # unknown fields worded per document; the rest are counted
 
 
 class SchemaError(Exception):
@@ -97,6 +98,32 @@ def _pattern_keyword(validator, pattern, instance, schema):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def _canonical(value):
+    """A hashable stand-in for a JSON value, equal where JSON Schema calls values equal (1 == 1.0, true != 1)."""
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_canonical(v) for v in value))
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, float) and value.is_integer():
+        return ("number", int(value))
+    return (type(value).__name__ if not isinstance(value, (int, float)) else "number", value)
+
+
+def _unique_items(validator, unique, instance, schema):
+    # jsonschema compares items pairwise when they do not sort (mappings, mixed types): quadratic in the list
+    if unique and isinstance(instance, list):
+        seen = set()
+        for item in instance:
+            mark = _canonical(item)
+            if mark in seen:
+                from jsonschema.exceptions import ValidationError
+                yield ValidationError(f"{instance!r} has non-unique elements")
+                return
+            seen.add(mark)
+
+
 _PY_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
@@ -123,7 +150,7 @@ def validator_class(fast=True):
     base = Draft202012Validator
     checker = base.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
-    cls = validators.extend(base, {"pattern": _pattern_keyword}, type_checker=checker)
+    cls = validators.extend(base, {"pattern": _pattern_keyword, "uniqueItems": _unique_items}, type_checker=checker)
     if fast:
         stock = cls.descend
 
@@ -409,6 +436,7 @@ class _Report:
     def __init__(self, doc, schema, errors):
         self.doc, self.schema, self.errors = doc, schema, errors
         self.rows = {}  # (tuple parts, kind, detail) -> message
+        self.nearest = {}  # parent path -> {key: nearest earlier known key}
 
     def add(self, parts, kind, message, detail=None):
         self.rows.setdefault((tuple(parts), kind, detail), message)
@@ -528,11 +556,20 @@ class _Report:
 
     def explain_unknown_fields(self):
         """Word each unknown field: a did-you-mean for a misspelling, or where the field belongs when
-        it is indented too much or too little; drop the "required but missing" that it explains."""
+        it is indented too much or too little; drop the "required but missing" that it explains.
+
+        Only the first :data:`EXPLAINED` are worded (one more row counts the rest), and each looks at
+        its nearest context only, so a file of many unknown keys costs time in proportion to its size."""
         unknown = [(list(parts), detail) for (parts, kind, detail) in self.rows if kind == "unknown"]
         required = {(parts, detail) for (parts, kind, detail) in self.rows if kind == "required"}
         explained = set()
-        for full, key in unknown:
+        for full, key in unknown[EXPLAINED:]:
+            del self.rows[(tuple(full), "unknown", key)]
+        if len(unknown) > EXPLAINED:
+            parent = unknown[EXPLAINED][0][:-1]
+            self.rows[(tuple(parent), "unknown-more", None)] = (
+                f"\u2026 and {len(unknown) - EXPLAINED} more unknown fields; fix the ones listed and validate again")
+        for full, key in unknown[:EXPLAINED]:
             parent = full[:-1]
             here = _schema_at(self.schema, parent)
             allowed = _props(here)
@@ -543,7 +580,7 @@ class _Report:
                 explained.add((tuple(parent + [name]), name))
                 wording = f"is not a known field{guess[:-2]}? it is required here)"
             if wording is None:  # a field at the wrong indentation
-                wording = self.misplaced(parent, key, required, explained)
+                wording = self.misplaced(parent, key, explained)
             if wording is None and guess:
                 wording = f"is not a known field{guess}"
             if wording is None and " " in str(key) and _get(self.doc, full) is None:
@@ -556,7 +593,7 @@ class _Report:
         for parts, name in explained:
             self.rows.pop((parts, "required", name), None)
 
-    def misplaced(self, parent, key, required, explained):
+    def misplaced(self, parent, key, explained):
         # indented too far: the field belongs to an enclosing mapping
         for depth in range(len(parent) - 1, -1, -1):
             outer = parent[:depth]
@@ -567,15 +604,26 @@ class _Report:
                 place = "at the top level" if not outer else f"under {_where(outer)}"
                 return (f"is not a field of {_where(parent)}; `{key}` belongs {place}: "
                         f"indent it less, in line with {_where(parent)}")
-        # indented too little: the field belongs to the mapping (or list item) just above it
-        container = _get(self.doc, parent)
-        here = _schema_at(self.schema, parent)
-        if isinstance(container, dict):
-            keys = list(container)
-            for sibling in reversed(keys[: keys.index(key)] if key in keys else keys):
-                target = _object_schema(_child_schema(here, sibling))
-                if target is not None and key in _props(target):
-                    explained.add((tuple(parent + [sibling, key]), key))
-                    return (f"is not a known field of {_where(parent)}; `{key}` is a field of `{sibling}`: "
-                            f"indent it under `{sibling}:`")
+        # indented too little: the field belongs to the nearest known field above it
+        sibling = self.known_before(parent).get(key)
+        if sibling is not None:
+            target = _object_schema(_child_schema(_schema_at(self.schema, parent), sibling))
+            if target is not None and key in _props(target):
+                explained.add((tuple(parent + [sibling, key]), key))
+                return (f"is not a known field of {_where(parent)}; `{key}` is a field of `{sibling}`: "
+                        f"indent it under `{sibling}:`")
         return None
+
+    def known_before(self, parent):
+        """For the mapping at ``parent``: each key -> the nearest earlier key its schema knows (one pass, kept)."""
+        found = self.nearest.get(tuple(parent))
+        if found is None:
+            container = _get(self.doc, parent)
+            allowed = _props(_schema_at(self.schema, parent))
+            found, last = {}, None
+            for name in container if isinstance(container, dict) else ():
+                found[name] = last
+                if name in allowed:
+                    last = name
+            self.nearest[tuple(parent)] = found
+        return found

@@ -272,3 +272,56 @@ def test_load_data_dir_stops_at_a_broken_schema(tmp_path):
     assert catalog.engines == {}
 
 
+
+
+# -- resource use: time in proportion to the file's size --------------------------------------------
+
+def _best_time(fn, runs=3):
+    import time
+    best = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        took = time.perf_counter() - start
+        best = took if best is None else min(best, took)
+    return best
+
+
+def _validate_text(tmp_path, text):
+    from datatools.files import read_file
+    path = tmp_path / "engine.yaml"
+    path.write_text(text, encoding="utf-8")
+    document, problems = read_file(path, "data/engines/engine.yaml")
+    assert document is not None, problems
+    return errors(document)
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_unknown_keys_cost_linear_time(tmp_path, where):
+    """Issue 27: 4,000 unknown keys took 23 s (each compared with every earlier sibling)."""
+    text = (DATA / "engines/vllm.yaml").read_text(encoding="utf-8")
+
+    def key(i):  # k0 ... kfff: short keys keep 20,000 of them under the size limit
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+        return "k" + (digits[i // 1296] + digits[i // 36 % 36] + digits[i % 36]).lstrip("0")
+
+    def with_keys(n):
+        if where == "top":
+            return text + "".join(f"{key(i)}: 1\n" for i in range(n))
+        return text.replace("\nstatus:\n", "\nstatus:\n" + "".join(f"  {key(i)}: 1\n" for i in range(n)), 1)
+
+    small, large = with_keys(2000), with_keys(20000)
+    found = _validate_text(tmp_path, large)
+    assert len(found) < 40 and found[-1][1].startswith("\u2026 and 19970 more unknown fields")
+    ratio = _best_time(lambda: _validate_text(tmp_path, large)) / _best_time(lambda: _validate_text(tmp_path, small))
+    assert ratio < 20, ratio
+
+
+def test_unique_items_of_mappings_cost_linear_time():
+    """jsonschema compares unsortable items pairwise: 2,000 mappings in an id list took 10 s."""
+    def run(n):
+        engine = doc("engines/vllm.yaml")
+        engine["quantization"][0]["hardware"] = [{"a": i} for i in range(n)] + [{"a": 0}]
+        assert len(errors(engine)) == n + 1  # each item: must be a text
+    ratio = _best_time(lambda: run(4000), runs=2) / _best_time(lambda: run(400), runs=2)
+    assert ratio < 20, ratio
