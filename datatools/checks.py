@@ -576,6 +576,14 @@ def run_checks(data, files, today=None, done=None, removed=frozenset()):
 
 
 # -- display names ----------------------------------------------------------------------------------
+def name_key(text):
+    """What a reader sees of a name: format characters (U+200B, bidi controls) dropped, NFKC, case folded,
+    spaces collapsed, so ``v\u200bLLM`` and full-width ``ｖＬＬＭ`` are both ``vllm``."""
+    import unicodedata
+    visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold()).split())
+
+
 @check
 def check_unique_names(data, ctx):
     """Two entries of one collection must not share a display name (``name``, or ``title`` for
@@ -586,7 +594,7 @@ def check_unique_names(data, ctx):
             field = "name" if "name" in doc else "title" if "title" in doc else None
             if field is None or not isinstance(doc[field], str):
                 continue
-            shown = " ".join(doc[field].split()).casefold()
+            shown = name_key(doc[field])
             if shown in seen:
                 yield name, entry_id, field, (f"{doc[field]!r} is also the {field} of data/{name}/{seen[shown]}.yaml; "
                                               "give each entry its own name")

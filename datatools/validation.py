@@ -127,6 +127,33 @@ def _unique_items(validator, unique, instance, schema):
 _PY_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
+# -- text that is not text -------------------------------------------------------------------------
+
+def invisible(text, allowed="\t", categories=("Cc", "Cf")):
+    """The first character of ``text`` in ``categories`` (control, format) and not in ``allowed``, or None."""
+    if text.isprintable():
+        return None
+    import unicodedata
+    return next((c for c in text if c not in allowed and unicodedata.category(c) in categories), None)
+
+
+def format_checker():
+    """``date`` as jsonschema checks it, and the project's two text formats: ``line`` (one-line text:
+    no control character but tab, no format character such as U+200B or a bidi override) and ``prose``
+    (no control character but tab and line break)."""
+    from jsonschema import FormatChecker
+    checker = FormatChecker(formats=("date",))
+    checker.checks("line")(lambda value: not isinstance(value, str) or invisible(value) is None)
+    checker.checks("prose")(lambda value: not isinstance(value, str) or invisible(value, "\t\n", ("Cc",)) is None)
+    return checker
+
+
+def _char_name(char):
+    import unicodedata
+    name = unicodedata.name(char, "")
+    return f"the invisible character U+{ord(char):04X} {name}" if name else f"the control character U+{ord(char):04X}"
+
+
 # -- the validator class -----------------------------------------------------------------------------
 
 _CLASS = {}
@@ -293,7 +320,7 @@ class SchemaSet:
         self.registry = Registry().with_resources(
             (name, Resource.from_contents(schema, default_specification=DRAFT202012)) for name, schema in schemas.items())
         cls = validator_class(fast)
-        checker = FormatChecker(formats=("date",))
+        checker = format_checker()
         self.bundled, self.validators = {}, {}
         for name in sorted(schemas):
             self.bundled[name] = bundle_schema(schemas[name], name, self.registry, (name,))
@@ -547,6 +574,10 @@ class _Report:
         if keyword == "format":
             if expected == "date":
                 return f"{short(value)} is not a real calendar date (YYYY-MM-DD)"
+            if expected in ("line", "prose") and isinstance(value, str):
+                char = invisible(value, "\t" if expected == "line" else "\t\n", ("Cc", "Cf") if expected == "line" else ("Cc",))
+                return (f"contains {_char_name(char)}, which would reach the site unseen; delete it "
+                        "(retype the text around it)")
             return f"{short(value)} is not a valid {expected}"
         if keyword in ("oneOf", "anyOf"):
             return "does not match exactly one of the allowed shapes" if keyword == "oneOf" else "does not match any of the allowed shapes"

@@ -325,3 +325,12 @@ def test_unique_items_of_mappings_cost_linear_time():
         assert len(errors(engine)) == n + 1  # each item: must be a text
     ratio = _best_time(lambda: run(4000), runs=2) / _best_time(lambda: run(400), runs=2)
     assert ratio < 20, ratio
+
+
+def test_names_collide_as_a_reader_sees_them():
+    """Issue 27: `v\u200bLLM` passed the uniqueness check beside `vLLM` (the schema refuses it too)."""
+    from datatools.checks import check_unique_names
+    for other in ("v\u200bLLM", "\u202evLLM", "\uff56\uff2c\uff2c\uff2d", "VLLM", "vllm"):
+        data = {"engines": {"a": {"name": "vLLM"}, "b": {"name": other}}}
+        rows = list(check_unique_names(data, None))
+        assert [row[:3] for row in rows] == [("engines", "b", "name")], other
