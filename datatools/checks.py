@@ -605,14 +605,27 @@ def check_unique_names(data, ctx):
 # -- placeholders ---------------------------------------------------------------------------------
 @doc_check
 def check_placeholders(doc, entries, ctx):
-    """Warnings: text still holding a ``TODO`` placeholder (``selector new`` writes them; files.py
-    also warns about ``# TODO`` comments)."""
+    """Warnings (errors where the site is built or CI runs): text still holding a placeholder, ``TODO``
+    as ``selector new`` writes it (or FIXME, TBD), or an address on a reserved example domain
+    (files.py also warns about ``# TODO`` comments)."""
     for path, key, value in entries:
-        if isinstance(value, str) and (value.startswith("TODO") or value.endswith("example.com/TODO")):
-            where = f"{path}.{key}" if path else key
-            yield where, f"still holds the placeholder {value!r}; write the real value", "warning"
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, str) and item.startswith("TODO"):
-                    where = f"{path}.{key}[{i}]" if path else f"{key}[{i}]"
-                    yield where, f"still holds the placeholder {item!r}; write the real value", "warning"
+        items = [(key, value)] if isinstance(value, str) else (
+            [(f"{key}[{i}]", item) for i, item in enumerate(value)] if isinstance(value, list) else [])
+        for name, item in items:
+            if isinstance(item, str) and is_placeholder(item):
+                yield (f"{path}.{name}" if path else name), f"still holds the placeholder {item!r}; write the real value", "warning"
+
+
+_PLACEHOLDER_WORDS = ("todo", "fixme", "tbd")
+_EXAMPLE_HOSTS = ("example.com", "example.org", "example.net")
+
+
+def is_placeholder(text):
+    """``TODO: ...``, ``FIXME``, ``TBD`` (any case) or a URL on example.com/.org/.net or a ``.example`` host."""
+    head = text.lstrip()[:6].lower()
+    if any(head.startswith(word) and not head[len(word):len(word) + 1].isalnum() for word in _PLACEHOLDER_WORDS):
+        return True
+    if text.startswith(("https://", "http://")):
+        host = (urlsplit(text).hostname or "").rstrip(".")
+        return host in _EXAMPLE_HOSTS or host.endswith(tuple("." + h for h in _EXAMPLE_HOSTS)) or host.endswith(".example")
+    return False

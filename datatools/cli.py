@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -62,7 +63,8 @@ def _order(problem):
 
 
 def cmd_validate(args):
-    catalog, problems = load_data_dir(args.data_dir)
+    strict = args.strict or os.environ.get("CI", "").lower() in ("true", "1", "yes")
+    catalog, problems = load_data_dir(args.data_dir, strict=strict)
     errors = [p for p in problems if p.severity == "error"]
     warnings = [p for p in problems if p.severity == "warning"]
     notes = [p for p in problems if p.severity == "info"]
@@ -194,7 +196,7 @@ def cmd_new(args):
         return 2
     print(f"wrote {path}")
     print("next: replace every TODO (facts you cannot source stay `unknown`), then run "
-          "`make fix` and `make validate`; validate warns about each TODO left")
+          "`make fix` and `make validate`; validate warns about each TODO left, the build and CI refuse them")
     return 0
 
 
@@ -234,6 +236,8 @@ def main(argv=None):
     p = sub.add_parser("validate", help="check every data file (schemas, then semantic checks)")
     p.add_argument("data_dir", nargs="?", default=DEFAULT_DATA, type=Path)
     p.add_argument("--warnings", action="store_true", help="also print notes (e.g. unused citations), and warnings when there are errors")
+    p.add_argument("--strict", action="store_true", help="placeholders (TODO) are errors, as in the build and in CI "
+                                                         "(the default when the environment sets CI=true)")
     p.set_defaults(func=cmd_validate)
     p = sub.add_parser("recommend", help="print the selector's answer as JSON")
     p.add_argument("--answers", required=True, help="JSON object of answers, e.g. '{\"scale\": \"local\"}'")

@@ -15,6 +15,7 @@ deep nesting) is parsed again by the Python loader, which gives the messages.
 """
 
 import errno
+from dataclasses import replace
 import json
 import math
 import os
@@ -635,8 +636,11 @@ def load_schemas(data_dir):
     return read_schemas(data_dir)[0]
 
 
-def load_data_dir(data_dir, today=None):
+def load_data_dir(data_dir, today=None, strict=False):
     """Read, validate and wrap ``data_dir``: returns ``(Catalog, problems)``.
+
+    ``strict`` makes placeholders (``TODO`` values and comments, ``https://example.com/TODO``) errors:
+    the build and CI load strictly; a local ``validate`` keeps them as warnings for work in progress.
 
     The catalog holds only the entries that passed their schema, so a consumer
     never sees a malformed document; callers decide whether errors are fatal.
@@ -668,4 +672,7 @@ def load_data_dir(data_dir, today=None):
             unreadable.add((parts[-2], parts[-1][:-5]) if parts[-2] in COLLECTIONS else (parts[-1][:-5], None))
     clean, found = validate(raw, files, schemas, today=today, schema_file=lambda n: rel(data_dir / "schema" / n),
                             unreadable=unreadable, checked=checked, doc_rows=doc_rows, removed=removed_ids(data_dir))
-    return Catalog(clean), sorted(problems + found)
+    problems += found
+    if strict:
+        problems = [replace(p, severity="error") if p.check == "placeholders" else p for p in problems]
+    return Catalog(clean), sorted(problems)

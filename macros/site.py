@@ -52,7 +52,7 @@ def catalog(data_dir=DATA):
     hit = _cache.get(str(data_dir))
     if hit and hit[0] == sig:
         return hit[1]
-    cat, problems = load_data_dir(data_dir)
+    cat, problems = load_data_dir(data_dir, strict=True)  # placeholders never publish
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise DataError("data validation failed:\n" + "\n".join(str(p) for p in errors[:50]))

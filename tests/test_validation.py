@@ -334,3 +334,53 @@ def test_names_collide_as_a_reader_sees_them():
         data = {"engines": {"a": {"name": "vLLM"}, "b": {"name": other}}}
         rows = list(check_unique_names(data, None))
         assert [row[:3] for row in rows] == [("engines", "b", "name")], other
+
+
+# -- placeholders: warnings on a contributor's machine, errors where the site is built or CI runs --------
+
+@pytest.fixture(scope="module")
+def unfilled_skeleton(tmp_path_factory):
+    import shutil
+    data = tmp_path_factory.mktemp("skeleton") / "data"
+    shutil.copytree(DATA, data)
+    proc = subprocess.run([sys.executable, "-m", "selector", "new", "engine", "my-engine", "--data-dir", str(data)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return data
+
+
+def _validate_cli(data, *args, ci=None):
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci is not None:
+        env["CI"] = ci
+    return subprocess.run([sys.executable, "-m", "selector", "validate", *args, str(data)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_placeholders_fail_the_build(unfilled_skeleton):
+    """Issue 27 break 10: an unfilled `selector new engine` skeleton passed the strict build."""
+    from macros import site
+    with pytest.raises(site.DataError) as raised:
+        site.catalog(unfilled_skeleton)
+    lines = str(raised.value).splitlines()[1:]
+    assert lines and all(line.startswith("data/engines/my-engine.yaml: ") for line in lines), lines
+    assert any("still holds the placeholder 'https://example.com/TODO'" in line for line in lines)
+    assert any("still holds the placeholder 'TODO: " in line for line in lines)
+
+
+@pytest.mark.parametrize("args,ci", [(["--strict"], None), ([], "true")])
+def test_placeholders_fail_strict_validate(unfilled_skeleton, args, ci):
+    proc = _validate_cli(unfilled_skeleton, *args, ci=ci)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines and all(line.startswith("data/engines/my-engine.yaml: ") for line in lines), lines
+    assert any(line.endswith("still holds the placeholder 'https://example.com/TODO'; write the real value")
+               for line in lines)
+
+
+def test_placeholders_are_warnings_locally(unfilled_skeleton):
+    proc = _validate_cli(unfilled_skeleton)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "warning: data/engines/my-engine.yaml: " in proc.stdout
