@@ -626,6 +626,9 @@ def is_placeholder(text):
     if any(head.startswith(word) and not head[len(word):len(word) + 1].isalnum() for word in _PLACEHOLDER_WORDS):
         return True
     if text.startswith(("https://", "http://")):
-        host = (urlsplit(text).hostname or "").rstrip(".")
+        try:
+            host = (urlsplit(text).hostname or "").rstrip(".")
+        except ValueError:  # not a well-formed URL: check_urls says so
+            return False
         return host in _EXAMPLE_HOSTS or host.endswith(tuple("." + h for h in _EXAMPLE_HOSTS)) or host.endswith(".example")
     return False

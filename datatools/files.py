@@ -7,20 +7,18 @@ devices are refused by name, the size is checked on the open file before reading
 and never more than the limit is read.  Problems are returned, never raised, so
 one run reports every bad file at once.
 
-YAML is parsed with libyaml (PyYAML's C parser) when it is available, with the
-same YAML 1.2-style semantics as the pure-Python loader (``yes``/``no`` and dates
-stay text, duplicate keys and aliases are refused): any document the fast path
-does not handle exactly (tags, anchors, aliases, duplicate keys, parse errors,
-deep nesting) is parsed again by the Python loader, which gives the messages.
+YAML is parsed by PyYAML's ``CSafeLoader`` (libyaml) with YAML 1.2-style scalars
+(``yes``/``no`` and dates stay text); duplicate keys, aliases, anchors, tags, escapes that
+are not characters and deep nesting are refused with their line.
 """
 
 import errno
-from dataclasses import replace
 import json
 import math
 import os
 import re
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
@@ -131,240 +129,177 @@ def list_folder(folder):
 
 # -- YAML -------------------------------------------------------------------------------------------
 
+MAX_DEPTH = 100  # nesting; the real files stay under 10
+
+
 class DuplicateKey(Exception):
     def __init__(self, key, first_line, line):
         super().__init__(key)
         self.key, self.first_line, self.line = key, first_line, line
 
 
-class AliasUsed(Exception):
-    def __init__(self, line):
-        super().__init__(line)
-        self.line = line
+class NotPlainYaml(Exception):
+    """An alias, an anchor, a tag or nesting deeper than :data:`MAX_DEPTH`, with its line and message."""
+
+    def __init__(self, line, message):
+        super().__init__(message)
+        self.line, self.message = line, message
 
 
-_LOADER = None
+_LOADER = []
 
 
 def loader_class():
-    """The reference loader: PyYAML's pure-Python SafeLoader with YAML 1.2-style scalars
-    (only true/false are booleans; ``yes``, ``no`` and dates stay text), duplicate keys
-    reported with both lines, and aliases refused."""
-    global _LOADER
-    if _LOADER is not None:
-        return _LOADER
+    """PyYAML's safe loader on libyaml (``CSafeLoader``) with YAML 1.2-style scalars (only true/false are
+    booleans; ``yes``, ``no``, dates and ``<<`` stay text) and duplicate keys reported with both lines.
+    Aliases, anchors and tags are refused by :func:`parse_yaml_text` before the loader runs."""
+    if _LOADER:
+        return _LOADER[0]
     import yaml
 
-    class Loader(yaml.SafeLoader):
-        pass
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        def construct_mapping(self, node, deep=False):
+            mapping, lines = {}, {}
+            for key_node, value_node in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, (list, dict, set)):
+                    raise yaml.constructor.ConstructorError(
+                        None, None, "found a list or mapping used as a key; keys must be plain text", key_node.start_mark)
+                line = key_node.start_mark.line + 1
+                if key in mapping:
+                    raise DuplicateKey(key, lines[key], line)
+                lines[key] = line
+                mapping[key] = self.construct_object(value_node, deep=deep)
+            return mapping
 
+    dropped = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge",
+               "tag:yaml.org,2002:value")
     Loader.yaml_implicit_resolvers = {
-        first: [(tag, rx) for tag, rx in resolvers
-                if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
+        first: [(tag, rx) for tag, rx in resolvers if tag not in dropped]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
     Loader.add_implicit_resolver(
         "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-
-    def construct_mapping(loader, node, deep=False):
-        seen = {}
-        for key_node, _ in node.value:
-            key = loader.construct_object(key_node, deep=deep)
-            if isinstance(key, (list, dict, set)):
-                raise yaml.constructor.ConstructorError(
-                    None, None, "found a list or mapping used as a key; keys must be plain text", key_node.start_mark)
-            if key in seen:
-                raise DuplicateKey(key, seen[key], key_node.start_mark.line + 1)
-            seen[key] = key_node.start_mark.line + 1
-        return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
-
-    def compose_node(loader, parent, index):
-        # Aliases (*name) would let a small file expand into a huge tree (an
-        # "alias bomb"); data files have no reason to share values, so refuse them.
-        if loader.check_event(yaml.events.AliasEvent):
-            raise AliasUsed(loader.peek_event().start_mark.line + 1)
-        return yaml.SafeLoader.compose_node(loader, parent, index)
-
-    Loader.compose_node = compose_node
-    _LOADER = Loader
+    _LOADER.append(Loader)
     return Loader
 
 
-class _Fallback(Exception):
-    """The fast path cannot build this document exactly; the Python loader will."""
-
-
-_SCALARS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-            "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null")
-_FAST = {}
-
-
-def _fast_parts():
-    """(CParser, event classes, a loader instance used as resolver and constructor) or None."""
-    if "parts" not in _FAST:
-        try:
-            from yaml import events
-            from yaml._yaml import CParser
-        except ImportError:  # PyYAML built without libyaml
-            _FAST["parts"] = None
-        else:
-            Loader = loader_class()
-            table = Loader.yaml_implicit_resolvers
-            wildcard = list(table.get(None, []))
-            if Loader.yaml_path_resolvers:  # pragma: no cover - the inlined resolver would miss them
-                _FAST["parts"] = None
-                return None
-            by_first = {first: list(resolvers) + wildcard for first, resolvers in table.items() if first is not None}
-            by_first[None] = wildcard
-            by_first[""] = list(table.get("", [])) + wildcard
-            _FAST["parts"] = (CParser, events, Loader(""), by_first)
-    return _FAST["parts"]
-
-
 def _nesting_bound(text):
-    """An upper bound on how deeply ``text`` can nest, cheap to compute.
-
-    libyaml builds nodes recursively in C, so a file nested tens of thousands deep
-    would overflow the C stack; such files go to the Python loader, which stops
-    with RecursionError instead."""
-    return text.count("[") + text.count("{") + text.count("- ") + text.count("-\n") + text.count("?") + 64
+    """An upper bound on how deeply ``text`` nests through brackets, dashes and ``?`` (indentation alone
+    cannot go far in a file under :data:`MAX_BYTES`); cheap to compute."""
+    return text.count("[") + text.count("{") + text.count("- ") + text.count("-\n") + text.count("?")
 
 
-def _parse_fast(text):
-    """Build the document from libyaml's events: ``(document, json_safe)``.
-
-    ``json_safe`` is true when every key is text and every number fits JSON (finite, below 2**53),
-    which the builder sees as it goes; otherwise :func:`_not_json` finds and words the problem.
-    Raises :class:`_Fallback` on anything it does not handle exactly."""
-    parts = _fast_parts()
-    if parts is None or _nesting_bound(text) > 2000:
-        raise _Fallback
-    CParser, ev, helper, by_first = parts
-    Scalar, MapStart, SeqStart = ev.ScalarEvent, ev.MappingStartEvent, ev.SequenceStartEvent
-    MapEnd, SeqEnd = ev.MappingEndEvent, ev.SequenceEndEvent
-    constructors = helper.yaml_constructors
+def _refuse_unplain(text):
+    """Raise :class:`NotPlainYaml` for the first alias (else anchor, else tag) of ``text``, or nesting
+    deeper than :data:`MAX_DEPTH`: libyaml composes nodes recursively in C, where 100,000 levels are a
+    crash, and an alias lets a small file expand into a huge tree.  Reads the parser's events only
+    when the text could hold one of these."""
     import yaml
-    ScalarNode = yaml.ScalarNode
-    str_tag = _SCALARS[0]
-    safe = True
-    parser = CParser(text)
-    try:
-        get = parser.get_event
-        try:
-            get()  # stream start
-            event = get()
-            if isinstance(event, ev.StreamEndEvent):
-                return None, True
-            event = get()  # first node after the document start
-            stack = []  # [container, pending key list or None for a sequence]
-            while True:
-                cls = event.__class__
-                if cls is Scalar:
-                    if event.anchor is not None or event.tag not in (None, "!"):
-                        raise _Fallback
-                    value = event.value
-                    if event.implicit[0]:
-                        # BaseResolver.resolve for a plain scalar, inlined (no path resolvers are set)
-                        tag = str_tag
-                        for candidate, regexp in by_first.get(value[:1], by_first[None]):
-                            if regexp.match(value):
-                                tag = candidate
-                                break
-                        if tag != str_tag:
-                            if tag not in _SCALARS:
-                                raise _Fallback
-                            value = constructors[tag](helper, ScalarNode(tag, value))
-                            if isinstance(value, float) and not math.isfinite(value) or (
-                                    isinstance(value, int) and abs(value) > MAX_SAFE_INT):
-                                safe = False
-                elif cls is MapStart or cls is SeqStart:
-                    if event.anchor is not None or event.tag not in (None, "!"):
-                        raise _Fallback
-                    stack.append(({}, []) if cls is MapStart else ([], None))
-                    event = get()
-                    continue
-                elif cls is MapEnd or cls is SeqEnd:
-                    value = stack.pop()[0]
-                elif cls is ev.DocumentEndEvent:
-                    if not isinstance(get(), ev.StreamEndEvent):
-                        raise _Fallback  # a second document: the Python loader names it
-                    return result, safe
-                else:  # an alias
-                    raise _Fallback
-                if not stack:
-                    result = value
-                else:
-                    container, key = stack[-1]
-                    if key is None:
-                        container.append(value)
-                    elif key:
-                        name = key.pop()
-                        if name in container:
-                            raise _Fallback
-                        container[name] = value
-                    elif isinstance(value, (dict, list)):
-                        raise _Fallback  # a list or mapping as a key
-                    else:
-                        if not isinstance(value, str):
-                            safe = False
-                        key.append(value)
-                event = get()
-        except yaml.YAMLError:
-            raise _Fallback from None
-    finally:
-        parser.dispose()
+    deep = _nesting_bound(text) > 1000
+    if not deep and not any(mark in text for mark in "&*!"):
+        return
+    depth, found = 0, {}
+    for event in yaml.parse(text, Loader=loader_class()):
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            raise NotPlainYaml(line, f"uses a YAML alias (*{event.anchor}); write the value out in full instead")
+        if getattr(event, "anchor", None) is not None:
+            found.setdefault("anchor", NotPlainYaml(line, f"uses a YAML anchor (&{event.anchor}); data files do not "
+                                                          "share values, remove it"))
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+            found.setdefault("tag", NotPlainYaml(line, f"uses a YAML tag ({shown}); write plain text, numbers, lists "
+                                                       "or mappings without tags"))
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise NotPlainYaml(line, f"is nested too deeply to be a data file (more than {MAX_DEPTH} levels)")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    if found:
+        raise found.get("anchor") or found["tag"]
 
 
-def parse_yaml_text(text, loader=None, fast=True):
-    """Parse one YAML document with the project's semantics (raises on errors).
-
-    ``loader`` forces a given PyYAML loader class; ``fast=False`` forces the pure-Python one."""
+def parse_yaml_text(text):
+    """Parse one YAML document with the project's semantics (raises on errors)."""
     import yaml
-    if loader is None and fast:
-        try:
-            return _parse_fast(text)[0]
-        except _Fallback:
-            pass
-    return yaml.load(text, Loader=loader or loader_class())
+    _refuse_unplain(text)
+    return yaml.load(text, Loader=loader_class())
 
 
-def _parse(text, loader=None):
-    """``(document, json_safe)``: the fast path when it applies, else the reference loader."""
-    if loader is None:
-        try:
-            return _parse_fast(text)
-        except _Fallback:
-            pass
-    return parse_yaml_text(text, loader, fast=False), False
-
-
-def _not_json(node, path=""):
-    """The first value JSON cannot carry (NaN, infinity, YAML-only types, keys that are not text),
-    as ``(path, message)``."""
-    if isinstance(node, dict):
-        for key in node:
-            if not isinstance(key, str):
-                return path or "(top level)", f"key {key!r} must be text; quote it"
-        for key, value in node.items():
-            found = _not_json(value, join(path, key))
-            if found:
-                return found
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            found = _not_json(value, join(path, i))
-            if found:
-                return found
-    elif isinstance(node, float) and not math.isfinite(node):
-        return path, f"{node} is not a finite number; JSON has no NaN or infinity, write a real number"
-    elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > MAX_SAFE_INT:
-        # a browser's JSON.parse keeps integers exact only up to 2**53, and a huge one
-        # breaks repr() (int max str digits) and float arithmetic in the fit estimator
-        return path, f"is a {node.bit_length()}-bit whole number; keep numbers below 2**53 (9007199254740991)"
-    elif not (node is None or isinstance(node, (str, int, float, bool))):
-        return path, f"is a YAML {type(node).__name__} value, which JSON cannot carry; write plain text, numbers, lists or mappings"
+def _not_json(doc):
+    """The first value JSON cannot carry or the site cannot print (NaN, infinity, huge integers, keys that
+    are not text, lone surrogates, nesting past :data:`MAX_DEPTH`), as ``(path, message)``."""
+    stack = [(doc, "", 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return path, f"is nested too deeply to be a data file (more than {MAX_DEPTH} levels)"
+        if isinstance(node, dict):
+            for key in node:
+                if not isinstance(key, str):
+                    return path or "(top level)", f"key {key!r} must be text; quote it"
+            stack.extend((value, join(path, key), depth + 1) for key, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((value, join(path, i), depth + 1) for i, value in reversed(list(enumerate(node))))
+        elif isinstance(node, str):
+            if not node.isascii():
+                try:
+                    node.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return path, (f"holds U+{ord(node[exc.start]):04X}, half of a surrogate pair, which is not a "
+                                  "character; write the character itself (or one \\U0001F600-style escape)")
+        elif isinstance(node, float) and not math.isfinite(node):
+            return path, f"{node} is not a finite number; JSON has no NaN or infinity, write a real number"
+        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > MAX_SAFE_INT:
+            # a browser's JSON.parse keeps integers exact only up to 2**53, and a huge one
+            # breaks repr() (int max str digits) and float arithmetic in the fit estimator
+            return path, f"is a {node.bit_length()}-bit whole number; keep numbers below 2**53 (9007199254740991)"
+        elif not (node is None or isinstance(node, (str, int, float, bool))):
+            return path, f"is a YAML {type(node).__name__} value, which JSON cannot carry; write plain text, numbers, lists or mappings"
     return None
+
+
+_BAD_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})")
+_MARKER = "@@not-a-character@@"
+
+
+def _bad_escape(text, exc):
+    """``(field path or "", message)`` for libyaml's "invalid Unicode character escape code": the escape
+    (a lone surrogate such as ``\\ud800``, or past U+10FFFF) is found again in the text, replaced by a marker
+    and the document parsed once more to name the field that held it."""
+    mark = exc.problem_mark
+    line_start = text.rfind("\n", 0, mark.index) + 1
+    escapes = [m for m in _BAD_ESCAPE.finditer(text, line_start, mark.index + 9) if m.start() <= mark.index]
+    if not escapes:
+        return "", "holds an escape that is not a character"
+    escape = escapes[-1]
+    message = (f"holds the escape {escape.group(0)}, which is not a character (half of a surrogate pair, or past "
+               "U+10FFFF); write the character itself, or one \\U0001F600-style escape for a character beyond U+FFFF")
+    def swap(match):  # the escape found gets the marker; any other that is not a character, a plain "?"
+        if match.start() == escape.start():
+            return _MARKER
+        code = int(match.group(0)[2:], 16)
+        return "?" if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF else match.group(0)
+    try:
+        doc = parse_yaml_text(_BAD_ESCAPE.sub(swap, text))
+    except Exception:  # noqa: BLE001 - the line alone then
+        return "", message
+    stack = [(doc, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and _MARKER in key:
+                    return join(path, key.replace(_MARKER, escape.group(0))), message
+                stack.append((value, join(path, key)))
+        elif isinstance(node, list):
+            stack.extend((value, join(path, i)) for i, value in enumerate(node))
+        elif isinstance(node, str) and _MARKER in node:
+            return path, message
+    return "", message
 
 
 def decode(raw, rel):
@@ -376,20 +311,23 @@ def decode(raw, rel):
         return None, [Problem(rel, f"line {line}", f"is not UTF-8 text (byte 0x{raw[exc.start]:02x}); re-save the file as UTF-8")]
 
 
-def parse_document(text, rel, loader=None):
+def parse_document(text, rel):
     """``(document or None, [Problem])`` for the text of one data file: YAML errors, a top level
     that is not a mapping and values JSON cannot carry are reported, never raised."""
     import yaml
     try:
-        doc, safe = _parse(text, loader)
+        doc = parse_yaml_text(text)
     except DuplicateKey as dup:
         return None, [Problem(rel, f"line {dup.line}", f"key {dup.key!r} appears twice (first on line {dup.first_line}); keep one")]
-    except AliasUsed as alias:
-        return None, [Problem(rel, f"line {alias.line}", "uses a YAML alias (*name); write the value out in full instead")]
+    except NotPlainYaml as refused:
+        return None, [Problem(rel, f"line {refused.line}", refused.message)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else ""
         what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if what == "found invalid Unicode character escape code" and mark is not None:
+            field, message = _bad_escape(text, exc)
+            return None, [Problem(rel, f"{where}: {field}" if field else where, message)]
         return None, [Problem(rel, where, f"is not valid YAML: {what}; check indentation and quoting")]
     except RecursionError:
         return None, [Problem(rel, "", "is nested too deeply to be a data file")]
@@ -400,7 +338,7 @@ def parse_document(text, rel, loader=None):
     if not isinstance(doc, dict):
         kind = "a list" if isinstance(doc, list) else type(doc).__name__
         return None, [Problem(rel, "", f"top level must be a mapping of fields, not {kind}")]
-    bad = None if safe else _not_json(doc)
+    bad = _not_json(doc)
     if bad:
         return None, [Problem(rel, bad[0] or "(top level)", bad[1])]
     return doc, []
@@ -430,7 +368,7 @@ def todo_problems(text, rel):
     return out
 
 
-def read_file(path, rel, loader=None, schema_ref=None):
+def read_file(path, rel, schema_ref=None):
     """Return ``(document or None, [Problem])`` for one data file.
 
     ``schema_ref`` is what the first line's ``$schema=`` should say (``../schema/engine.schema.json``)."""
@@ -446,7 +384,7 @@ def read_file(path, rel, loader=None, schema_ref=None):
     problems = tab_problems(text, rel)
     if problems:
         return None, problems
-    doc, problems = parse_document(text, rel, loader)
+    doc, problems = parse_document(text, rel)
     if doc is None:
         return None, problems
     if "TODO" in text:
@@ -496,60 +434,20 @@ def data_files(data_dir):
     return targets, problems
 
 
-PARALLEL_FROM = 400  # files; below this, starting worker processes costs more than it saves
-_WORKER = {}
-
-
-def _read_batch(batch, schema_set=None, today=None):
-    """Read (and, given a schema set, schema-check) a batch of data files; runs in a worker process
-    for large catalogs.  Returns ``[(collection, id, rel, document or None, problems, schema problems,
-    document check rows)]``: given ``today``, a document that passed its schema also goes through the
-    checks that read one document alone (:func:`selector.checks.document_checks`), here, in parallel."""
-    if schema_set is None and "schemas" in _WORKER:
-        schema_set, today = _WORKER["schemas"], _WORKER["today"]
+def _read_all(targets, rel, schema_set=None, today=None):
+    """Read (and, given a schema set, schema-check) every data file.  Returns ``[(collection, id, rel,
+    document or None, problems, schema problems, document check rows)]``: given ``today``, a document that
+    passed its schema also goes through the checks that read one document alone
+    (:func:`datatools.checks.document_checks`) while it is at hand."""
     doc_checks = document_checks if schema_set is not None and today is not None else None
     out = []
-    for collection, key, path, schema_name, ref, rel in batch:
-        doc, problems = read_file(path, rel, schema_ref=ref)
+    for collection, key, path, schema_name, ref in targets:
+        name = rel(path)
+        doc, problems = read_file(path, name, schema_ref=ref)
         found = schema_set.validate(doc, schema_name) if doc is not None and schema_set is not None else None
         rows = doc_checks(collection, key, doc, today) if found == [] and doc_checks else None
-        out.append((collection, key, rel, doc, problems, found, rows))
+        out.append((collection, key, name, doc, problems, found, rows))
     return out
-
-
-def _jobs(count):
-    """How many processes read ``count`` files: one below :data:`PARALLEL_FROM`, otherwise one per
-    CPU (at most 8); always one when threads are running (forking them is unsafe), off Linux, or
-    when the environment says ``IEM_JOBS=1``."""
-    if count < PARALLEL_FROM:
-        return 1
-    import sys
-    import threading
-    if threading.active_count() > 1 or not sys.platform.startswith("linux"):
-        return 1  # forking is only safe without threads, and only the default on Linux
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    limit = os.environ.get("IEM_JOBS", "")
-    if limit.isdigit() and int(limit) > 0:
-        cpus = min(cpus, int(limit))
-    return max(1, min(cpus, 8))
-
-
-def _read_all(targets, rel, schema_set=None, today=None):
-    rows = [(collection, key, path, schema_name, ref, rel(path)) for collection, key, path, schema_name, ref in targets]
-    jobs = _jobs(len(rows))
-    if jobs > 1:
-        import multiprocessing
-        size = max(16, len(rows) // (jobs * 8))
-        batches = [rows[i:i + size] for i in range(0, len(rows), size)]
-        _WORKER.update(schemas=schema_set, today=today)  # inherited by the forked workers
-        try:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                return [row for batch in pool.imap(_read_batch, batches) for row in batch]
-        except OSError:  # no processes to be had: read them here
-            pass
-        finally:
-            _WORKER.clear()
-    return _read_batch(rows, schema_set, today)
 
 
 def _assemble(results, problems):

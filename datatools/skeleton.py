@@ -8,6 +8,7 @@ The file is written in the canonical layout (``make fix`` leaves it alone) and v
 written: ``validate`` exits 0 and warns about every TODO still in it.
 """
 
+import re
 from datetime import date
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from selector.suggest import did_you_mean
 
 from .files import load_data_dir, read_schemas
 from .fixer import Comment, format_document, write_file
-from .validation import SchemaSet, ecma_regex
+from .validation import SchemaSet
 
 
 KINDS = {  # what a contributor types -> collection folder
@@ -257,7 +258,7 @@ def check_id(collection, entry_id, schemas, data_dir):
                            f"{', '.join(map(str, id_schema['enum']))}")
     else:
         pattern = id_schema.get("pattern", "^[a-z0-9][a-z0-9.-]*$")
-        if not ecma_regex(pattern).search(entry_id) or len(entry_id) > id_schema.get("maxLength", 64):
+        if not re.search(pattern, entry_id) or len(entry_id) > id_schema.get("maxLength", 64):
             raise NewError(f"ID: {entry_id!r} is not a valid id; use lower-case letters, digits, '-' and '.', "
                            f"starting with a letter or digit, at most {id_schema.get('maxLength', 64)} characters")
     target = Path(data_dir) / collection / f"{entry_id}.yaml"

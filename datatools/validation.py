@@ -4,17 +4,14 @@ Build side only: this module imports ``jsonschema`` and ``referencing`` (lazily,
 :class:`SchemaSet` is made), so nothing the browser runs may import it (``api``, ``rules``,
 ``fit`` and ``catalog`` do not; a test proves they import with both packages blocked).
 
-The schemas under ``data/schema`` are Draft 2020-12.  They are checked against the
-meta-schema, their ``$ref``s are resolved through a ``referencing`` registry holding every
-schema file, and each is then bundled (references replaced by their targets, once) so that
-validating a document does not look references up again.  Two deliberate differences from a
-plain ``Draft202012Validator``:
-
-* ``pattern`` follows ECMA-262, as JSON Schema says: ``$`` matches only at the very end
-  (Python's ``$`` also matches before a trailing newline, so ``"vllm\\n"`` would pass an
-  id pattern) and ``.`` does not match line breaks;
-* ``integer`` means a whole number written without a fraction: ``2.0`` is refused, because
-  the renderers use integer fields as integers.
+The schemas under ``data/schema`` are Draft 2020-12, checked against the meta-schema and
+validated by jsonschema's ``Draft202012Validator`` with their ``$ref``s resolved through a
+``referencing`` registry holding every schema file.  Two choices on top, through jsonschema's
+public ``extend``: ``integer`` means a whole number written without a fraction (``2.0`` is
+refused: the renderers use integer fields as integers), and ``uniqueItems`` compares items by
+hash (jsonschema compares unsortable items pairwise).  Patterns stay in the part of regular
+expressions that Python and JavaScript read alike (:func:`pattern_problem`), so editors and
+this validator agree.  The formats ``line`` and ``prose`` refuse control and invisible characters.
 
 Errors are turned into ``(path, message)`` pairs a contributor can act on: the field path
 with list items named by id (``hardware[nvidia-ada].note``), allowed values and a
@@ -51,80 +48,54 @@ class SchemaError(Exception):
         self.name, self.message = name, message
 
 
-# -- ECMA-262 patterns -------------------------------------------------------------------------------
+# -- patterns both Python and JavaScript read alike -------------------------------------------------
 
-_REGEX_CACHE = {}
+_ALIKE_GROUPS = ("(?:", "(?=", "(?!")
+_END = r"$(?!\n)"  # Python's `$` also matches before a final line break; JavaScript's only at the end
 
 
-def ecma_regex(pattern):
-    """Compile a JSON Schema (ECMA-262) pattern for Python's ``re`` with ECMA's meaning of
-    ``$`` (end of input only) and ``.`` (any character but a line terminator)."""
-    compiled = _REGEX_CACHE.get(pattern)
-    if compiled is None:
-        out, i, in_class = [], 0, False
-        while i < len(pattern):
-            ch = pattern[i]
-            if ch == "\\" and i + 1 < len(pattern):
-                out.append(pattern[i:i + 2])
-                i += 2
+def pattern_problem(pattern):
+    """Why ``pattern`` may mean one thing to Python's ``re`` and another to a JavaScript editor, or None.
+
+    The shared part: literal characters, escaped punctuation, ``\\n \\r \\t \\uXXXX``, character classes
+    without shorthand escapes, quantifiers, ``(?:``, lookaheads, ``|``, ``^`` at the start and the end
+    written ``$(?!\\n)``."""
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            nxt = pattern[i + 1:i + 2]
+            if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", pattern[i + 2:i + 6]):
+                i += 6
                 continue
-            if in_class:
-                if ch == "]":
-                    in_class = False
-                out.append(ch)
-            elif ch == "[":
-                in_class = True
-                out.append(ch)
-                if pattern[i + 1:i + 2] == "^":  # a negated class: keep the caret
-                    out.append("^")
-                    i += 1
-                if pattern[i + 1:i + 2] == "]":  # a leading ] is a literal inside the class
-                    out.append("\\]")
-                    i += 1
-            elif ch == "$":
-                out.append(r"\Z")
-            elif ch == ".":
-                out.append("[^\n\r\u2028\u2029]")
-            else:
-                out.append(ch)
-            i += 1
-        compiled = _REGEX_CACHE[pattern] = re.compile("".join(out))
-    return compiled
-
-
-def _pattern_keyword(validator, pattern, instance, schema):
-    if isinstance(instance, str) and not ecma_regex(pattern).search(instance):
-        from jsonschema.exceptions import ValidationError
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-def _canonical(value):
-    """A hashable stand-in for a JSON value, equal where JSON Schema calls values equal (1 == 1.0, true != 1)."""
-    if isinstance(value, dict):
-        return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return ("array", tuple(_canonical(v) for v in value))
-    if isinstance(value, bool):
-        return ("boolean", value)
-    if isinstance(value, float) and value.is_integer():
-        return ("number", int(value))
-    return (type(value).__name__ if not isinstance(value, (int, float)) else "number", value)
-
-
-def _unique_items(validator, unique, instance, schema):
-    # jsonschema compares items pairwise when they do not sort (mappings, mixed types): quadratic in the list
-    if unique and isinstance(instance, list):
-        seen = set()
-        for item in instance:
-            mark = _canonical(item)
-            if mark in seen:
-                from jsonschema.exceptions import ValidationError
-                yield ValidationError(f"{instance!r} has non-unique elements")
-                return
-            seen.add(mark)
-
-
-_PY_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+            if not nxt or not (nxt in "nrt" or (not nxt.isalnum() and nxt != "_")):
+                return f"\\{nxt} reads differently in Python and JavaScript; write the characters out ([0-9], [ \\t])"
+            i += 2
+            continue
+        if in_class:
+            if ch == "[":
+                return "[ inside a character class reads differently in Python and JavaScript; escape it"
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                i += 1
+            if pattern[i + 1:i + 2] == "]":
+                return "] first in a character class reads differently in Python and JavaScript; escape it"
+        elif ch == ".":
+            return ". reads differently in Python and JavaScript (line breaks); write a character class"
+        elif ch == "(" and pattern[i + 1:i + 2] == "?" and not pattern.startswith(_ALIKE_GROUPS, i):
+            return f"{pattern[i:i + 3]} reads differently in Python and JavaScript; use (?:, (?= or (?!"
+        elif ch == "^" and i != 0:
+            return "^ only at the start of the pattern"
+        elif ch == "$":
+            if pattern[i:] != _END:
+                return f"end the pattern with {_END} (Python's $ also matches before a final line break)"
+            return None
+        elif ch == "{" and not re.match(r"\{\d+(,\d*)?\}", pattern[i:]):
+            return "{ outside a quantifier reads differently in Python and JavaScript; escape it"
+        i += 1
+    return "unterminated character class" if in_class else None
 
 
 # -- text that is not text -------------------------------------------------------------------------
@@ -156,69 +127,43 @@ def _char_name(char):
 
 # -- the validator class -----------------------------------------------------------------------------
 
-_CLASS = {}
-_EVOLVED = {}  # id(subschema) -> (subschema, evolved validator, its keyword functions)
+def _canonical(value):
+    """A hashable stand-in for a JSON value, equal where JSON Schema calls values equal (1 == 1.0, true != 1)."""
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _canonical(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_canonical(v) for v in value))
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, float) and value.is_integer():
+        return ("number", int(value))
+    return ("number" if isinstance(value, (int, float)) else type(value).__name__, value)
 
 
-def validator_class(fast=True):
-    """Draft 2020-12 with ECMA patterns and strict integers.
-
-    The fast class differs from the stock algorithm in two ways: the validator made for a
-    subschema is kept and reused (jsonschema builds a new one, with its resolver, each time it
-    descends), and JSON types are checked with isinstance instead of through the type checker's
-    registry; together they cut the time per file by about three.  Reuse is only sound for
-    bundled schemas (no ``$id`` or ``$ref`` below the root), so anything reached through a
-    reference still takes the stock path; a test checks that both classes report the same
-    errors on every real file and every malformed-data case."""
-    if fast in _CLASS:
-        return _CLASS[fast]
-    from jsonschema import Draft202012Validator, validators
-
-    base = Draft202012Validator
-    checker = base.TYPE_CHECKER.redefine(
-        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
-    cls = validators.extend(base, {"pattern": _pattern_keyword, "uniqueItems": _unique_items}, type_checker=checker)
-    if fast:
-        stock = cls.descend
-
-        def descend(self, instance, schema, path=None, schema_path=None, resolver=None):
-            if resolver is not None or not isinstance(schema, dict):
-                yield from stock(self, instance, schema, path, schema_path, resolver)
+def _unique_items(validator, unique, instance, schema):
+    # jsonschema compares items pairwise when they do not sort (mappings, mixed types): quadratic in the list
+    if unique and isinstance(instance, list):
+        seen = set()
+        for item in instance:
+            mark = _canonical(item)
+            if mark in seen:
+                from jsonschema.exceptions import ValidationError
+                yield ValidationError(f"{short(instance)} has non-unique elements")
                 return
-            hit = _EVOLVED.get(id(schema))
-            if hit is None or hit[0] is not schema:
-                evolved = self.evolve(schema=schema)
-                keywords = [(evolved.VALIDATORS[k], k, v) for k, v in schema.items() if k in evolved.VALIDATORS]
-                hit = _EVOLVED[id(schema)] = (schema, evolved, keywords)
-            _, evolved, keywords = hit
-            for function, k, v in keywords:
-                errors = function(evolved, v, instance, schema) or ()
-                for error in errors:
-                    error._set(validator=k, validator_value=v, instance=instance, schema=schema,
-                               type_checker=evolved.TYPE_CHECKER)
-                    if k not in {"if", "$ref"}:
-                        error.schema_path.appendleft(k)
-                    if path is not None:
-                        error.path.appendleft(path)
-                    if schema_path is not None:
-                        error.schema_path.appendleft(schema_path)
-                    yield error
+            seen.add(mark)
 
-        checked = cls.is_type
 
-        def is_type(self, instance, kind):
-            # the type checker's answers for JSON values, without its per-call lookups
-            if kind == "integer":
-                return isinstance(instance, int) and not isinstance(instance, bool)
-            if kind == "number":
-                return isinstance(instance, (int, float)) and not isinstance(instance, bool)
-            python = _PY_TYPES.get(kind)
-            return isinstance(instance, python) if python is not None else checked(self, instance, kind)
+_CLASS = []
 
-        cls.descend = descend
-        cls.is_type = is_type
-    _CLASS[fast] = cls
-    return cls
+
+def validator_class():
+    """Draft 2020-12 with whole-number integers and linear ``uniqueItems`` (see the module's docstring)."""
+    if not _CLASS:
+        from jsonschema import Draft202012Validator, validators
+        checker = Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+        _CLASS.append(validators.extend(Draft202012Validator, {"uniqueItems": _unique_items}, type_checker=checker))
+    return _CLASS[0]
 
 
 # -- bundling ------------------------------------------------------------------------------------------
@@ -265,19 +210,20 @@ def bundle_schema(node, base, registry, trail):
     return out
 
 
-def _patterns(node):
+def schema_patterns(node):
+    """Every ``pattern`` in a schema (not inside enum, const or examples)."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "pattern" and isinstance(value, str):
                 yield value
             elif key in ("properties", "patternProperties") and isinstance(value, dict):
                 for sub in value.values():
-                    yield from _patterns(sub)
+                    yield from schema_patterns(sub)
             elif key not in ("enum", "const", "required", "default", "examples"):
-                yield from _patterns(value)
+                yield from schema_patterns(value)
     elif isinstance(node, list):
         for value in node:
-            yield from _patterns(value)
+            yield from schema_patterns(value)
 
 
 _SETS = {}
@@ -297,13 +243,15 @@ def schema_set(schemas):
 
 
 class SchemaSet:
-    """Every schema of ``data/schema``, checked and bundled; validates documents by schema file name.
+    """Every schema of ``data/schema``, checked; validates documents by schema file name.  ``bundled``
+    holds each schema with its references written out (:func:`bundle_schema`), for code that walks a
+    schema beside a document (messages, the field guide, ``selector new``).
 
     Raises :class:`SchemaError` for a schema file that is not a valid Draft 2020-12 schema or whose
     references do not resolve."""
 
-    def __init__(self, schemas, fast=True):
-        from jsonschema import Draft202012Validator, FormatChecker
+    def __init__(self, schemas):
+        from jsonschema import Draft202012Validator
         from jsonschema.exceptions import SchemaError as JSError
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
@@ -317,19 +265,22 @@ class SchemaSet:
                 raise SchemaError(name, f"is not a valid JSON Schema at {where}: {_cut(exc.message, 160)}") from None
             if schema.get("$id", name) != name:
                 raise SchemaError(name, f"$id is {schema.get('$id')!r}; it must be the file name {name!r}")
+            for pattern in schema_patterns(schema):
+                why = pattern_problem(pattern)
+                if why is None:
+                    try:
+                        re.compile(pattern)
+                    except re.error as exc:
+                        why = f"is not a valid regular expression ({exc})"
+                if why:
+                    raise SchemaError(name, f"pattern {pattern!r}: {why}")
         self.registry = Registry().with_resources(
             (name, Resource.from_contents(schema, default_specification=DRAFT202012)) for name, schema in schemas.items())
-        cls = validator_class(fast)
-        checker = format_checker()
+        cls, checker = validator_class(), format_checker()
         self.bundled, self.validators = {}, {}
         for name in sorted(schemas):
             self.bundled[name] = bundle_schema(schemas[name], name, self.registry, (name,))
-            for pattern in _patterns(self.bundled[name]):
-                try:
-                    ecma_regex(pattern)
-                except re.error as exc:
-                    raise SchemaError(name, f"pattern {pattern!r} is not a valid regular expression ({exc})") from None
-            self.validators[name] = cls(self.bundled[name], registry=self.registry, format_checker=checker)
+            self.validators[name] = cls(schemas[name], registry=self.registry, format_checker=checker)
 
     def validate(self, instance, schema_name):
         """``[(path, message)]`` for one document; empty when it is valid."""

@@ -62,7 +62,7 @@ PAYLOADS = ONE_LINE + MULTI_LINE
 FIRST = {"tree.question": ONE_LINE[15], "tree.branches[].label": ONE_LINE[15], "tree.branches[].question": ONE_LINE[15],
          "tree.branches[].leaves[].label": ONE_LINE[15],
          "tiers.name": ONE_LINE[10], "engines.name": ONE_LINE[10], "results.title": ONE_LINE[10]}
-ONE_LINE_PATTERN = "^[^\\n\\r]*$"
+ONE_LINE_PATTERN = "^[^\\n\\r]*$(?!\\n)"
 
 
 def _tag(n):
@@ -78,11 +78,12 @@ def norm(text):
 def free_text(schema):
     """``"text"`` (may span lines) or ``"short"`` (one line) for a free-text string schema, else ``None``.
 
-    Free text is a string with no enum, const or format and either no pattern or only the one-line
-    pattern: ids, dates, URLs and keys have patterns of their own and are checked as such."""
+    Free text is a string with no enum, const or format but the text formats (line, prose) and either no
+    pattern or only the one-line pattern: ids, dates, URLs and keys have patterns of their own and are
+    checked as such."""
     if not isinstance(schema, dict) or schema.get("type") != "string":
         return None
-    if {"enum", "const", "format"} & set(schema):
+    if {"enum", "const"} & set(schema) or schema.get("format", "prose") not in ("line", "prose"):
         return None
     pattern = schema.get("pattern")
     if pattern is None:
@@ -699,7 +700,7 @@ def test_loosened_id_pattern_runs_no_code(tmp_path):
     shutil.copytree(ROOT / "data", data)
     common = data / "schema" / "common.schema.json"
     schema = json.loads(common.read_text(encoding="utf-8"))
-    schema["$defs"]["id"].update(pattern="^.*$", maxLength=200)
+    schema["$defs"]["id"].update(pattern="^[^\\n]*$(?!\\n)", maxLength=200)  # any one line
     common.write_text(json.dumps(schema, indent=2), encoding="utf-8")
     text = (data / "engines" / "lm-studio.yaml").read_text(encoding="utf-8")
     text = text.replace("\nid: lm-studio\n", f"\nid: \"{JINJA_ID}\"\n", 1).replace("\nname: LM Studio\n", "\nname: Jinja\n", 1)

@@ -22,7 +22,7 @@ Edit operations (each edit names one ``file`` relative to ``data/``):
 ``symlink: target``          make ``file`` a symbolic link to ``target`` (replacing a file or folder there);
                              ``{real}`` in the target stands for the real data folder
 ``fifo: true``               make ``file`` a named pipe
-``nest: n``                  append a field whose value is a list nested ``n`` deep (``[[[...]]]``)
+``nest: n``                  add, as line 2, a field whose value is a list nested ``n`` deep (``[[[...]]]``)
 """
 
 import copy
@@ -132,8 +132,8 @@ def apply_edit(data_dir, edit):
         with target.open("a", encoding="utf-8") as fh:
             fh.write(edit["append_text"])
     if "nest" in edit:
-        with target.open("a", encoding="utf-8") as fh:
-            fh.write("deep: " + "[" * edit["nest"] + "]" * edit["nest"] + "\n")
+        first, _, rest = target.read_text(encoding="utf-8").partition("\n")
+        target.write_text(f"{first}\ndeep: {'[' * edit['nest']}{']' * edit['nest']}\n{rest}", encoding="utf-8")
     if "pad_bytes" in edit:
         with target.open("a", encoding="utf-8") as fh:
             fh.write("#" + "x" * (edit["pad_bytes"] - 2) + "\n")
