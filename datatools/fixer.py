@@ -33,16 +33,11 @@ from pathlib import Path
 
 from .files import Refused, data_files, decode, loader_class, parse_document, parse_yaml_text, read_bytes, read_schemas
 from .problem import Problem
+from .validation import SchemaError, child_schema, schema_properties, schema_set
 
 
 WIDTH = 110          # one-line flow collections and plain text stay within this many columns
 FOLD_AT = WIDTH - 12  # folded text breaks at the first space after this column
-def _same(a, b):
-    """Equal data, types included (``1``, ``1.0`` and ``true`` differ; key order does not matter)."""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-_LEADING_WS = re.compile(r"^[ \t]+", re.M)
 
 
 class _Flow(dict):
@@ -108,38 +103,15 @@ def _dumper_class():
     return Dumper
 
 
-def _order(schema_props):
-    return {key: i for i, key in enumerate(schema_props)}
-
-
-def _sorted(node, schema, schemas, base):
-    """Reorder mapping keys following the schema's ``properties`` order, recursively.
-
-    Keys the schema does not list keep their relative order (the sort is stable)."""
-    schema, base = _deref(schema, schemas, base)
+def _sorted(node, schema):
+    """Mapping keys in the order of the (bundled) schema's ``properties``, recursively; keys the schema
+    does not name keep their relative order (the sort is stable)."""
     if isinstance(node, dict):
-        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
-        rank = _order(props)
-        keys = sorted(node, key=lambda k: rank.get(k, len(rank)))
-        extra = schema.get("additionalProperties") if isinstance(schema, dict) else None
-        return {k: _sorted(node[k], props.get(k, extra if isinstance(extra, dict) else {}), schemas, base) for k in keys}
+        rank = {key: i for i, key in enumerate(schema_properties(schema))}
+        return {k: _sorted(node[k], child_schema(schema, k)) for k in sorted(node, key=lambda k: rank.get(k, len(rank)))}
     if isinstance(node, list):
-        items = schema.get("items", {}) if isinstance(schema, dict) else {}
-        return [_sorted(v, items, schemas, base) for v in node]
+        return [_sorted(v, child_schema(schema, i)) for i, v in enumerate(node)]
     return node
-
-
-def _deref(schema, schemas, base):
-    """Follow ``$ref`` chains; returns ``(schema, base)`` where ``base`` is the file the
-    schema came from, so nested ``#/$defs/...`` refs resolve against the right file."""
-    while isinstance(schema, dict) and "$ref" in schema:
-        doc, _, pointer = schema["$ref"].partition("#")
-        base = doc or base
-        node = schemas.get(base, {})
-        for part in [p for p in pointer.split("/") if p]:
-            node = node.get(part, {}) if isinstance(node, dict) else {}
-        schema = node
-    return schema, base
 
 
 # -- layout ---------------------------------------------------------------------
@@ -384,8 +356,7 @@ def format_document(doc, schema_name, schemas, schema_ref, comments=()):
     back to plain block style if the styled text would not read back as the same data.
     Returns None when no layout reads back as the same data and comments."""
     comments = list(comments)
-    schema = schemas.get(schema_name, {})
-    ordered = _sorted(doc, schema, schemas, schema_name)
+    ordered = _sorted(doc, schema_set(schemas).bundled.get(schema_name, {}))
     dumper = _dumper_class()
     block = _block_paths(comments)
     for styled in (True, False):
@@ -462,6 +433,11 @@ def fix_dir(data_dir, check=False):
         return Result([], problems)
     problems = [p for p in problems if p.message != "collection folder is missing"]  # validate's business
     schemas, schema_problems = read_schemas(data_dir)
+    if not schema_problems:
+        try:
+            schema_set(schemas)
+        except SchemaError as exc:
+            schema_problems = [Problem(f"{data_dir.name}/schema/{exc.name}", "", exc.message, check="fix")]
     if schema_problems:
         return Result([], problems + schema_problems)
     base = data_dir.parent

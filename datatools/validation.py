@@ -22,7 +22,7 @@ per problem (a misspelled required field is reported once, as the misspelling).
 import json
 import re
 
-from .paths import join, name_parts
+from .paths import name_parts
 from selector.suggest import allowed_list, did_you_mean
 
 _ANNOTATIONS = {"description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}
@@ -232,6 +232,8 @@ _SETS = {}
 def schema_set(schemas):
     """A :class:`SchemaSet` for ``schemas``, reused while the schema texts are the same
     (checking the schemas against the meta-schema is the slow part of making one)."""
+    if _SETS.get("last", (None,))[0] is schemas:  # the same dict again (fix, one call per file)
+        return _SETS["last"][1]
     key = json.dumps(schemas, sort_keys=True)
     found = _SETS.get(key)
     if found is None:
@@ -239,6 +241,7 @@ def schema_set(schemas):
         if len(_SETS) >= 4:
             _SETS.pop(next(iter(_SETS)))
         _SETS[key] = found
+    _SETS["last"] = (schemas, found)
     return found
 
 
@@ -280,7 +283,7 @@ class SchemaSet:
         self.bundled, self.validators = {}, {}
         for name in sorted(schemas):
             self.bundled[name] = bundle_schema(schemas[name], name, self.registry, (name,))
-            self.validators[name] = cls(schemas[name], registry=self.registry, format_checker=checker)
+            self.validators[name] = cls(self.bundled[name], registry=self.registry, format_checker=checker)
 
     def validate(self, instance, schema_name):
         """``[(path, message)]`` for one document; empty when it is valid."""
@@ -343,22 +346,22 @@ def _where(parts):
     return "the top level" if not parts else f"`{parts[-1]}`" if isinstance(parts[-1], str) else "this item"
 
 
-def _props(schema):
+def schema_properties(schema):
     """Property names a (bundled) object schema allows, following allOf."""
     if not isinstance(schema, dict):
         return {}
     out = dict(schema.get("properties") or {})
     for sub in schema.get("allOf") or []:
-        out.update(_props(sub))
+        out.update(schema_properties(sub))
     return out
 
 
-def _child_schema(schema, part):
+def child_schema(schema, part):
     """The subschema that applies to ``part`` (a key or an index) of an instance of ``schema``."""
     if not isinstance(schema, dict):
         return None
     for sub in schema.get("allOf") or []:
-        found = _child_schema(sub, part)
+        found = child_schema(sub, part)
         if found is not None:
             return found
     if isinstance(part, int):
@@ -374,7 +377,7 @@ def _child_schema(schema, part):
 def _schema_at(root, parts):
     node = root
     for part in parts:
-        node = _child_schema(node, part)
+        node = child_schema(node, part)
         if node is None:
             return None
     return node
@@ -384,10 +387,10 @@ def _object_schema(schema):
     """For a property's schema: the object schema of its value, or of its list items."""
     if not isinstance(schema, dict):
         return None
-    if _props(schema):
+    if schema_properties(schema):
         return schema
     items = schema.get("items")
-    if isinstance(items, dict) and _props(items):
+    if isinstance(items, dict) and schema_properties(items):
         return items
     return None
 
@@ -455,7 +458,7 @@ class _Report:
                     self.add(parts + [key], "required", f"is required but missing{_required_hint(key)}", key)
             return
         if keyword == "additionalProperties" and isinstance(value, dict):
-            allowed = _props(error.schema)
+            allowed = schema_properties(error.schema)
             for key in value:
                 if key not in allowed:
                     self.add(parts + [key], "unknown", None, key)  # worded in explain_unknown_fields
@@ -554,7 +557,7 @@ class _Report:
         for full, key in unknown[:EXPLAINED]:
             parent = full[:-1]
             here = _schema_at(self.schema, parent)
-            allowed = _props(here)
+            allowed = schema_properties(here)
             wording = None
             guess = did_you_mean(key, allowed)
             name = guess.split("'")[1] if guess else None
@@ -581,7 +584,7 @@ class _Report:
             outer = parent[:depth]
             outer_schema = _schema_at(self.schema, outer)
             container = _get(self.doc, outer)
-            if key in _props(outer_schema) and isinstance(container, dict) and key not in container:
+            if key in schema_properties(outer_schema) and isinstance(container, dict) and key not in container:
                 explained.add((tuple(outer + [key]), key))
                 place = "at the top level" if not outer else f"under {_where(outer)}"
                 return (f"is not a field of {_where(parent)}; `{key}` belongs {place}: "
@@ -589,8 +592,8 @@ class _Report:
         # indented too little: the field belongs to the nearest known field above it
         sibling = self.known_before(parent).get(key)
         if sibling is not None:
-            target = _object_schema(_child_schema(_schema_at(self.schema, parent), sibling))
-            if target is not None and key in _props(target):
+            target = _object_schema(child_schema(_schema_at(self.schema, parent), sibling))
+            if target is not None and key in schema_properties(target):
                 explained.add((tuple(parent + [sibling, key]), key))
                 return (f"is not a known field of {_where(parent)}; `{key}` is a field of `{sibling}`: "
                         f"indent it under `{sibling}:`")
@@ -601,7 +604,7 @@ class _Report:
         found = self.nearest.get(tuple(parent))
         if found is None:
             container = _get(self.doc, parent)
-            allowed = _props(_schema_at(self.schema, parent))
+            allowed = schema_properties(_schema_at(self.schema, parent))
             found, last = {}, None
             for name in container if isinstance(container, dict) else ():
                 found[name] = last
