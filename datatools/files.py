@@ -368,17 +368,18 @@ def todo_problems(text, rel):
     return out
 
 
-def read_file(path, rel, schema_ref=None):
-    """Return ``(document or None, [Problem])`` for one data file.
+def read_file(path, rel, schema_ref=None, text=None):
+    """Return ``(document or None, [Problem])`` for one data file (or ``text`` standing in for it).
 
     ``schema_ref`` is what the first line's ``$schema=`` should say (``../schema/engine.schema.json``)."""
-    try:
-        raw = read_bytes(path)
-    except Refused as exc:
-        return None, [Problem(rel, "", str(exc))]
-    text, problems = decode(raw, rel)
     if text is None:
-        return None, problems
+        try:
+            raw = read_bytes(path)
+        except Refused as exc:
+            return None, [Problem(rel, "", str(exc))]
+        text, problems = decode(raw, rel)
+        if text is None:
+            return None, problems
     if not text.strip():
         return None, [Problem(rel, "", "file is empty; it must hold one mapping starting with `id:`")]
     problems = tab_problems(text, rel)
@@ -434,18 +435,37 @@ def data_files(data_dir):
     return targets, problems
 
 
-def _read_all(targets, rel, schema_set=None, today=None):
+_LAST = {}  # rel -> (text, $schema, schema set, day, result): what the file gave the last time it was read
+
+
+def _read_all(targets, rel, schema_set=None, today=None, texts=None):
     """Read (and, given a schema set, schema-check) every data file.  Returns ``[(collection, id, rel,
     document or None, problems, schema problems, document check rows)]``: given ``today``, a document that
     passed its schema also goes through the checks that read one document alone
-    (:func:`datatools.checks.document_checks`) while it is at hand."""
+    (:func:`datatools.checks.document_checks`) while it is at hand.  A file whose text, schemas and day
+    are those of its last reading is not parsed or checked again (a rebuild after one edit)."""
     doc_checks = document_checks if schema_set is not None and today is not None else None
     out = []
     for collection, key, path, schema_name, ref in targets:
         name = rel(path)
-        doc, problems = read_file(path, name, schema_ref=ref)
+        text = (texts or {}).get(name)
+        if text is None:
+            try:
+                text, problems = decode(read_bytes(path), name)
+            except Refused as exc:
+                text, problems = None, [Problem(name, "", str(exc))]
+            if text is None:
+                out.append((collection, key, name, None, problems, None, None))
+                continue
+        last = _LAST.get(name)
+        if last is not None and last[:4] == (text, ref, schema_set, today):
+            doc, problems, found, rows = last[4]
+            out.append((collection, key, name, json.loads(json.dumps(doc)), list(problems), found, rows))
+            continue
+        doc, problems = read_file(path, name, schema_ref=ref, text=text)
         found = schema_set.validate(doc, schema_name) if doc is not None and schema_set is not None else None
         rows = doc_checks(collection, key, doc, today) if found == [] and doc_checks else None
+        _LAST[name] = (text, ref, schema_set, today, (json.loads(json.dumps(doc)), list(problems), found, rows))
         out.append((collection, key, name, doc, problems, found, rows))
     return out
 
@@ -534,8 +554,11 @@ def load_schemas(data_dir):
     return read_schemas(data_dir)[0]
 
 
-def load_data_dir(data_dir, today=None, strict=False):
+def load_data_dir(data_dir, today=None, strict=False, texts=None):
     """Read, validate and wrap ``data_dir``: returns ``(Catalog, problems)``.
+
+    ``texts`` maps paths as problems name them (``data/engines/vllm.yaml``) to text read instead of
+    the file there (an edit not saved yet; the malformed-data corpus).
 
     ``strict`` makes placeholders (``TODO`` values and comments, ``https://example.com/TODO``) errors:
     the build and CI load strictly; a local ``validate`` keeps them as warnings for work in progress.
@@ -560,7 +583,7 @@ def load_data_dir(data_dir, today=None, strict=False):
             schema_problems = [Problem(rel(data_dir / "schema" / exc.name), "", exc.message)]
     from datetime import date
     today = today or date.today()
-    raw, files, checked, doc_rows = _assemble(_read_all(targets, rel, checker, today), problems)
+    raw, files, checked, doc_rows = _assemble(_read_all(targets, rel, checker, today, texts), problems)
     if schema_problems:
         return Catalog({}), sorted(problems + schema_problems)
     unreadable = set()

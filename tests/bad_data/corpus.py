@@ -1,7 +1,8 @@
 """The malformed-data corpus: load ``cases.yaml`` and build each case's data directory.
 
-Every case is a list of edits applied to a fresh copy of the real ``data/``
-(so everything the edit does not touch still resolves), plus what
+Every case is a list of edits of the real ``data/`` (so everything the edit does not touch still
+resolves): in memory (:func:`texts_for`, read by ``load_data_dir(..., texts=...)``) when the edits
+are text, else on a fresh copy (:func:`build_case`); plus what
 ``python -m selector validate`` must report: the file, the field path, a
 fragment of the message and the named check that produces it.  ``cli: true``
 cases are also run through the command line; ``loader: true`` marks problems
@@ -98,9 +99,59 @@ def _dump(doc, header):
     return f"{header}\n{body}" if header else body
 
 
-def apply_edit(data_dir, edit):
+DISK_ONLY = {"symlink", "fifo", "remove", "copy_to", "encoding", "pad_bytes"}  # what only a real file shows
+
+
+def edit_text(text, edit):
+    """The text of ``edit["file"]`` after the edit's text operations (``text`` None: a new file)."""
     from datatools.files import parse_yaml_text
 
+    if "write" in edit:
+        text = edit["write"]
+    for old, new in edit.get("replace") or []:
+        assert old in text, f"{edit['file']}: {old!r} not found"
+        text = text.replace(old, new, 1)
+    if "append_text" in edit:
+        text += edit["append_text"]
+    if "nest" in edit:
+        first, _, rest = text.partition("\n")
+        text = f"{first}\ndeep: {'[' * edit['nest']}{']' * edit['nest']}\n{rest}"
+    if any(k in edit for k in ("set", "delete", "duplicate")):
+        header = text.splitlines()[0] if text.startswith("#") else ""
+        doc = parse_yaml_text(text)
+        for path, value in (edit.get("set") or {}).items():
+            parent, key = _parent(doc, path)
+            if isinstance(parent, list):
+                assert key < len(parent), f"{edit['file']}: {path} is past the end of the list"
+            parent[key] = copy.deepcopy(value)
+        for path in edit.get("delete") or []:
+            parent, key = _parent(doc, path)
+            assert key in parent if isinstance(parent, dict) else key < len(parent), f"{edit['file']}: no {path} to delete"
+            del parent[key]
+        if "duplicate" in edit:
+            parent, key = _parent(doc, edit["duplicate"])
+            parent.insert(key + 1, copy.deepcopy(parent[key]))
+        text = _dump(doc, header)
+    return text
+
+
+def texts_for(case):
+    """``{"data/<file>": text}``: the case as edits of the real files' texts, for
+    ``load_data_dir(REAL_DATA, texts=...)``; None when the case needs files on disk (links, pipes,
+    removed or copied files, other encodings, sizes, new files)."""
+    texts = {}
+    for edit in case["edits"]:
+        name = "data/" + edit["file"]
+        path = REAL_DATA / edit["file"]
+        if DISK_ONLY & set(edit) or not path.is_file() or path.is_symlink():
+            return None
+        if name not in texts:
+            texts[name] = path.read_text(encoding="utf-8")
+        texts[name] = edit_text(texts[name], edit)
+    return texts
+
+
+def apply_edit(data_dir, edit):
     target = data_dir / edit["file"]
     if "symlink" in edit or edit.get("fifo"):
         if target.is_dir() and not target.is_symlink():
@@ -124,36 +175,12 @@ def apply_edit(data_dir, edit):
         return
     if "write" in edit:
         target.write_bytes(edit["write"].encode(edit.get("encoding", "utf-8")))
-    for old, new in edit.get("replace") or []:
-        text = target.read_text(encoding="utf-8")
-        assert old in text, f"{edit['file']}: {old!r} not found"
-        target.write_text(text.replace(old, new, 1), encoding="utf-8")
-    if "append_text" in edit:
-        with target.open("a", encoding="utf-8") as fh:
-            fh.write(edit["append_text"])
-    if "nest" in edit:
-        first, _, rest = target.read_text(encoding="utf-8").partition("\n")
-        target.write_text(f"{first}\ndeep: {'[' * edit['nest']}{']' * edit['nest']}\n{rest}", encoding="utf-8")
+    if set(edit) - {"file", "write", "encoding", "pad_bytes"}:
+        target.write_text(edit_text(target.read_text(encoding="utf-8"), {k: v for k, v in edit.items() if k != "write"}),
+                          encoding="utf-8")
     if "pad_bytes" in edit:
         with target.open("a", encoding="utf-8") as fh:
             fh.write("#" + "x" * (edit["pad_bytes"] - 2) + "\n")
-    if any(k in edit for k in ("set", "delete", "duplicate")):
-        text = target.read_text(encoding="utf-8")
-        header = text.splitlines()[0] if text.startswith("#") else ""
-        doc = parse_yaml_text(text)
-        for path, value in (edit.get("set") or {}).items():
-            parent, key = _parent(doc, path)
-            if isinstance(parent, list):
-                assert key < len(parent), f"{edit['file']}: {path} is past the end of the list"
-            parent[key] = copy.deepcopy(value)
-        for path in edit.get("delete") or []:
-            parent, key = _parent(doc, path)
-            assert key in parent if isinstance(parent, dict) else key < len(parent), f"{edit['file']}: no {path} to delete"
-            del parent[key]
-        if "duplicate" in edit:
-            parent, key = _parent(doc, edit["duplicate"])
-            parent.insert(key + 1, copy.deepcopy(parent[key]))
-        target.write_text(_dump(doc, header), encoding="utf-8")
 
 
 def build_case(case, dest):
