@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from selector.catalog import COLLECTIONS, SINGLETONS
 
 from . import calibration, guide, startup
 from .coverage import GRIDS, coverage
-from .files import load_data_dir, read_schemas
+from .files import Refused, load_data_dir, read_bytes, read_schemas, refusal
 from .fixer import fix_dir
 from .skeleton import NewError, new_entry, resolve_kind
 
@@ -198,6 +199,20 @@ def cmd_new(args):
     return 0
 
 
+def _rewrite(path, data):
+    """Write ``data`` over the regular file ``path``: a link or a pipe put there since it was read is refused."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if why := refusal(os.fstat(fd).st_mode, "the repository", "files to update"):
+            raise Refused(why)
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 def cmd_fields(args):
     schemas, problems = read_schemas(args.data_dir)
     if problems:
@@ -214,14 +229,15 @@ def cmd_fields(args):
     if args.update is None:
         print(new_guide, end="")
         return 0
-    try:
-        text = args.update.read_text(encoding="utf-8")
+    try:  # the data files' reader: a regular file only (never a pipe, a device or a link), size-limited
+        text = read_bytes(args.update, folder="the repository", what="files to update").decode("utf-8")
         new = guide.update(text, new_guide)
-    except (OSError, ValueError) as exc:
-        print(f"error: --update {args.update}: {exc}", file=sys.stderr)
+        if new != text:
+            _rewrite(args.update, new.encode("utf-8"))
+    except (Refused, OSError, ValueError) as exc:
+        print(f"error: --update {args.update}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
         return 2
     if new != text:
-        args.update.write_text(new, encoding="utf-8")
         print(f"updated the field guide in {args.update}")
     else:
         print(f"the field guide in {args.update} is up to date")

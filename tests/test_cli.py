@@ -1,6 +1,7 @@
 """The command line: exit codes and one-line messages, never a traceback."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -157,3 +158,36 @@ def test_calibration_startup_prints_the_markdown_table(catalog):
     assert proc.stdout.rstrip("\n") == markdown(catalog, read_logs(DEFAULT_LOGS))
     bad = run("calibration", "--startup", "--logs", "no/such/folder")
     assert bad.returncode == 2 and bad.stderr.strip().startswith("error: --logs: ") and "\n" not in bad.stderr.strip()
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file"),
+    (lambda p: p.symlink_to("/dev/zero"), "is a symbolic link; files to update must be regular files"),
+    (lambda p: p.symlink_to(ROOT / "CONTRIBUTING.md"), "is a symbolic link; files to update must be regular files"),
+    (lambda p: p.write_bytes(b"x" * (300 * 1024)), "must stay under"),
+    (lambda p: p.write_bytes(b"\xff\xfe"), "can't decode"),
+    (lambda p: p.write_text("no markers here\n"), "markers"),
+], ids=["fifo", "link-to-dev-zero", "link-to-a-file", "huge", "not-utf8", "no-markers"])
+def test_fields_update_reads_only_a_regular_file(tmp_path, make, fragment):
+    """--update used to block on a named pipe and read /dev/zero until memory ran out (run() has a timeout)."""
+    target = tmp_path / "GUIDE.md"
+    make(target)
+    before = os.lstat(target)
+    proc = run("fields", "--update", str(target))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: --update {target}: ") and fragment in line, line
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_size, after.st_mtime_ns) == (before.st_mode, before.st_size, before.st_mtime_ns)
+
+
+def test_fields_update_rewrites_a_regular_file(tmp_path):
+    from datatools.guide import END, START
+    target = tmp_path / "GUIDE.md"
+    target.write_text(f"# Guide\n\n{START}\nold\n{END}\n\nafter\n", encoding="utf-8")
+    proc = run("fields", "--update", str(target))
+    assert proc.returncode == 0 and proc.stdout.startswith("updated the field guide"), proc.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "\nold\n" not in text and text.endswith(f"{END}\n\nafter\n") and "| `id` | yes |" in text
+    again = run("fields", "--update", str(target))
+    assert again.returncode == 0 and "is up to date" in again.stdout
