@@ -138,10 +138,12 @@ def _emit(response):
 
 
 def cmd_recommend(args):
-    try:
+    try:  # what selector.api.handle refuses as "not JSON": syntax, too deep (RecursionError), a >4300-digit number
         answers = json.loads(args.answers)
-    except ValueError as exc:
-        print(f"error: --answers is not valid JSON ({exc.msg} at character {exc.pos}); example: "
+    except (ValueError, RecursionError) as exc:
+        why = (f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError)
+               else "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0])
+        print(f"error: --answers is not valid JSON ({why}); example: "
               "--answers '{\"scale\": \"service\", \"hardware\": \"nvidia-hopper\"}'", file=sys.stderr)
         return 2
     return _emit(answer(_load_or_exit(args.data_dir), "recommend", answers))
