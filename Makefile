@@ -37,7 +37,7 @@ lock:
 	  --no-emit-index-url --index-url $(PYPI) $(LOCK_ARGS) --output-file $(LOCK) requirements.txt
 
 $(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
 chromium:
