@@ -110,8 +110,12 @@ def read_logs(folder):
     """The start-up logs of ``folder`` (one YAML file each), with their file stem as ``id``."""
     logs = []
     for path in sorted(Path(folder).glob("*.yaml")):
-        with path.open(encoding="utf-8") as handle:
-            log = yaml.safe_load(handle)
+        try:  # the data files' reader: a named pipe or a link to /dev/zero must not hang the command
+            log = yaml.safe_load(read_bytes(path, folder=f"{folder}/", what="start-up logs").decode("utf-8"))
+        except (Refused, ValueError, yaml.YAMLError, RecursionError) as exc:
+            raise Refused(f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        if not isinstance(log, dict):
+            raise Refused(f"{path}: a start-up log is one YAML mapping")
         log["id"] = path.stem
         logs.append(log)
     return logs
@@ -123,7 +127,12 @@ def cmd_calibration(args):
         if not Path(args.logs).is_dir():
             print(f"error: --logs: {args.logs} is not a folder of start-up logs", file=sys.stderr)
             return 2
-        print(startup.markdown(catalog, read_logs(args.logs)))
+        try:
+            logs = read_logs(args.logs)
+        except Refused as exc:
+            print(f"error: --logs: {exc}", file=sys.stderr)
+            return 2
+        print(startup.markdown(catalog, logs))
         return 0
     print(calibration.markdown(catalog))
     return 0

@@ -214,3 +214,19 @@ def test_fields_update_rewrites_a_regular_file(tmp_path):
     assert "\nold\n" not in text and text.endswith(f"{END}\n\nafter\n") and "| `id` | yes |" in text
     again = run("fields", "--update", str(target))
     assert again.returncode == 0 and "is up to date" in again.stdout
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file"),
+    (lambda p: p.symlink_to("/dev/zero"), "is a symbolic link; start-up logs must be regular files"),
+    (lambda p: p.write_text("[" * 5000 + "]" * 5000), "x.yaml: "),
+    (lambda p: p.write_text("a: [b\n"), "x.yaml: "),
+    (lambda p: p.write_text("- a list\n"), "a start-up log is one YAML mapping"),
+], ids=["fifo", "link-to-dev-zero", "deep", "not-yaml", "not-a-mapping"])
+def test_calibration_logs_are_read_like_data_files(tmp_path, make, fragment):
+    """--logs read every *.yaml of a folder with open(): a named pipe blocked it, /dev/zero filled memory."""
+    make(tmp_path / "x.yaml")
+    proc = run("calibration", "--startup", "--logs", str(tmp_path))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: --logs: {tmp_path / 'x.yaml'}: ") and fragment in line, line
