@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.build  # each test runs mkdocs (it stops at the first hook, in about a second)
 PROJECT = ("mkdocs.yml", "CONTRIBUTING.md", "docs", "macros", "selector", "datatools")
 SECRET = "TOKEN-not-for-the-site"
 
