@@ -63,11 +63,12 @@ test: setup chromium
 	$(PY) -m pytest $(XDIST)
 
 # A contributor's loop: the data, the format, the rules and the unit tests; no site build, no browser
-# (tests that build the site or drive Chromium carry the build and browser markers).
+# (tests that build the site or drive Chromium carry the build and browser markers), and a quarter of the
+# hypothesis budget (make test runs all of it).
 check: $(STAMP)
 	$(PY) -m selector validate
 	$(PY) -m selector fix --check
-	$(PY) -m pytest $(XDIST) -m "not build and not browser"
+	IEM_FUZZ_SCALE=$${IEM_FUZZ_SCALE:-0.25} $(PY) -m pytest $(XDIST) -m "not build and not browser"
 
 validate: $(STAMP)
 	$(PY) -m selector validate

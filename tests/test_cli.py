@@ -1,9 +1,18 @@
-"""The command line: exit codes and one-line messages, never a traceback."""
+"""The command line: exit codes and one-line messages, never a traceback.
 
+Most tests call the CLI's ``main`` in this process with the real data read once (each ``python -m
+selector`` would read and validate it again); a few run the real command, and every test that could hang
+or fill memory on a regression runs it in a child process with a timeout and a memory limit."""
+
+import contextlib
+import functools
+import io
 import json
 import os
+import resource
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -11,8 +20,48 @@ from cases_lib import load_cases
 from conftest import ROOT
 
 
+def run_process(*args):
+    """``python -m selector ARGS`` in a child process: killed after a minute, refused memory past 2 GiB."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+    return subprocess.run([sys.executable, "-m", "selector", *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          preexec_fn=limit)
+
+
+@functools.lru_cache(maxsize=None)
+def _real_data():
+    from datatools.files import load_data_dir
+    return load_data_dir(ROOT / "data")
+
+
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "selector", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    """``python -m selector ARGS`` as this process runs it (``selector/__main__.py`` calls ``datatools.cli.main``)."""
+    from datatools import cli
+    real = cli.load_data_dir
+
+    def load(data_dir, *rest, **kw):  # the real data once; any other folder as the command reads it
+        same = not rest and not kw and os.path.realpath(data_dir) == os.path.realpath(ROOT / "data")
+        return _real_data() if same else real(data_dir, *rest, **kw)
+
+    out, err = io.StringIO(), io.StringIO()
+    cli.load_data_dir = load
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(list(args))
+            except SystemExit as exc:
+                code = exc.code
+    finally:
+        cli.load_data_dir = real
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def test_the_module_runs_the_cli():
+    """The real entry point, once: a child process, its exit codes and its streams."""
+    proc = run_process("recommend", "--answers", '{"scale": "local"}')
+    assert proc.returncode == 0 and json.loads(proc.stdout) == json.loads(run("recommend", "--answers", '{"scale": "local"}').stdout)
+    bad = run_process("recommend", "--answers", "[" * 3000 + "]" * 3000)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1 and "nested too deeply" in bad.stderr
 
 
 def test_validate_real_data_is_clean(catalog):
@@ -196,7 +245,7 @@ def test_fields_update_reads_only_a_regular_file(tmp_path, make, fragment):
     target = tmp_path / "GUIDE.md"
     make(target)
     before = os.lstat(target)
-    proc = run("fields", "--update", str(target))
+    proc = run_process("fields", "--update", str(target))
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     line = proc.stderr.strip()
     assert "\n" not in line and line.startswith(f"error: --update {target}: ") and fragment in line, line
@@ -226,7 +275,7 @@ def test_fields_update_rewrites_a_regular_file(tmp_path):
 def test_calibration_logs_are_read_like_data_files(tmp_path, make, fragment):
     """--logs read every *.yaml of a folder with open(): a named pipe blocked it, /dev/zero filled memory."""
     make(tmp_path / "x.yaml")
-    proc = run("calibration", "--startup", "--logs", str(tmp_path))
+    proc = run_process("calibration", "--startup", "--logs", str(tmp_path))
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     line = proc.stderr.strip()
     assert "\n" not in line and line.startswith(f"error: --logs: {tmp_path / 'x.yaml'}: ") and fragment in line, line
