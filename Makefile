@@ -14,7 +14,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup serve build test validate fix check-format bench chromium clean lock
+.PHONY: setup serve build test check validate fix check-format bench chromium clean lock
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -37,7 +37,7 @@ lock:
 	  --no-emit-index-url --index-url $(PYPI) $(LOCK_ARGS) --output-file $(LOCK) requirements.txt
 
 $(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
 chromium:
@@ -54,13 +54,21 @@ serve: setup
 build: setup
 	$(VENV)/bin/mkdocs build --strict
 
-# Two test processes (pytest-xdist), each test file whole in one of them: on the 2-CPU reference machine the
-# suite takes about 16 minutes instead of 23. Each process builds its own copy of the site. `make test
-# TEST_WORKERS=0` runs everything in one process.
+# Two test processes (pytest-xdist), each test file whole in one of them; the site is built once for both
+# (tests/conftest.py). `make test TEST_WORKERS=0` runs everything in one process.
 TEST_WORKERS ?= 2
+XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 test: setup chromium
 	$(MAKE) --no-print-directory check-format
-	$(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+	$(PY) -m pytest $(XDIST)
+
+# A contributor's loop: the data, the format, the rules and the unit tests; no site build, no browser
+# (tests that build the site or drive Chromium carry the build and browser markers), and a quarter of the
+# hypothesis budget (make test runs all of it).
+check: $(STAMP)
+	$(PY) -m selector validate
+	$(PY) -m selector fix --check
+	IEM_FUZZ_SCALE=$${IEM_FUZZ_SCALE:-0.25} $(PY) -m pytest $(XDIST) -m "not build and not browser"
 
 validate: $(STAMP)
 	$(PY) -m selector validate

@@ -13,7 +13,7 @@ from selector.catalog import COLLECTIONS, SINGLETONS
 
 from . import calibration, guide, startup
 from .coverage import GRIDS, coverage
-from .files import load_data_dir, read_schemas
+from .files import Refused, load_data_dir, read_bytes, read_schemas, refusal
 from .fixer import fix_dir
 from .skeleton import NewError, new_entry, resolve_kind
 
@@ -111,8 +111,12 @@ def read_logs(folder):
     """The start-up logs of ``folder`` (one YAML file each), with their file stem as ``id``."""
     logs = []
     for path in sorted(Path(folder).glob("*.yaml")):
-        with path.open(encoding="utf-8") as handle:
-            log = yaml.safe_load(handle)
+        try:  # the data files' reader: a named pipe or a link to /dev/zero must not hang the command
+            log = yaml.safe_load(read_bytes(path, folder=f"{folder}/", what="start-up logs").decode("utf-8"))
+        except (Refused, ValueError, yaml.YAMLError, RecursionError) as exc:
+            raise Refused(f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        if not isinstance(log, dict):
+            raise Refused(f"{path}: a start-up log is one YAML mapping")
         log["id"] = path.stem
         logs.append(log)
     return logs
@@ -124,7 +128,12 @@ def cmd_calibration(args):
         if not Path(args.logs).is_dir():
             print(f"error: --logs: {args.logs} is not a folder of start-up logs", file=sys.stderr)
             return 2
-        print(startup.markdown(catalog, read_logs(args.logs)))
+        try:
+            logs = read_logs(args.logs)
+        except Refused as exc:
+            print(f"error: --logs: {exc}", file=sys.stderr)
+            return 2
+        print(startup.markdown(catalog, logs))
         return 0
     print(calibration.markdown(catalog))
     return 0
@@ -139,10 +148,12 @@ def _emit(response):
 
 
 def cmd_recommend(args):
-    try:
+    try:  # what selector.api.handle refuses as "not JSON": syntax, too deep (RecursionError), a >4300-digit number
         answers = json.loads(args.answers)
-    except ValueError as exc:
-        print(f"error: --answers is not valid JSON ({exc.msg} at character {exc.pos}); example: "
+    except (ValueError, RecursionError) as exc:
+        why = (f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError)
+               else "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0])
+        print(f"error: --answers is not valid JSON ({why}); example: "
               "--answers '{\"scale\": \"service\", \"hardware\": \"nvidia-hopper\"}'", file=sys.stderr)
         return 2
     return _emit(answer(_load_or_exit(args.data_dir), "recommend", answers))
@@ -200,6 +211,20 @@ def cmd_new(args):
     return 0
 
 
+def _rewrite(path, data):
+    """Write ``data`` over the regular file ``path``: a link or a pipe put there since it was read is refused."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if why := refusal(os.fstat(fd).st_mode, "the repository", "files to update"):
+            raise Refused(why)
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 def cmd_fields(args):
     schemas, problems = read_schemas(args.data_dir)
     if problems:
@@ -216,14 +241,15 @@ def cmd_fields(args):
     if args.update is None:
         print(new_guide, end="")
         return 0
-    try:
-        text = args.update.read_text(encoding="utf-8")
+    try:  # the data files' reader: a regular file only (never a pipe, a device or a link), size-limited
+        text = read_bytes(args.update, folder="the repository", what="files to update").decode("utf-8")
         new = guide.update(text, new_guide)
-    except (OSError, ValueError) as exc:
-        print(f"error: --update {args.update}: {exc}", file=sys.stderr)
+        if new != text:
+            _rewrite(args.update, new.encode("utf-8"))
+    except (Refused, OSError, ValueError) as exc:
+        print(f"error: --update {args.update}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
         return 2
     if new != text:
-        args.update.write_text(new, encoding="utf-8")
         print(f"updated the field guide in {args.update}")
     else:
         print(f"the field guide in {args.update} is up to date")

@@ -51,7 +51,17 @@ def _kind(mode):
     return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
 
 
-def read_bytes(path, limit=MAX_BYTES):
+def refusal(mode, folder="data/", what="data files"):
+    """Why a file of this ``lstat`` mode is not read (a link, a pipe, a device...), or None for a
+    regular file; ``folder`` and ``what`` name where such files belong (the build reuses this for docs/)."""
+    if stat.S_ISLNK(mode):
+        return f"is a symbolic link; {what} must be regular files inside {folder} (replace the link with the file)"
+    if not stat.S_ISREG(mode):
+        return f"is {_kind(mode)}, not a regular file; remove it from {folder}"
+    return None
+
+
+def read_bytes(path, limit=MAX_BYTES, folder="data/", what="data files"):
     """The bytes of a regular file, never through a symbolic link and never more than ``limit``.
 
     Raises :class:`Refused` with a message for the contributor.  The checks run on the open
@@ -63,22 +73,20 @@ def read_bytes(path, limit=MAX_BYTES):
         raise Refused("file is missing") from None
     except OSError as exc:
         raise Refused(f"cannot be read ({exc.strerror})") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise Refused("is a symbolic link; data files must be regular files inside data/ (replace the link with the file)")
-    if not stat.S_ISREG(st.st_mode):
-        raise Refused(f"is {_kind(st.st_mode)}, not a regular file; remove it from data/")
+    if why := refusal(st.st_mode, folder, what):
+        raise Refused(why)
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise Refused("is a symbolic link; data files must be regular files inside data/ (replace the link with the file)") from None
+            raise Refused(refusal(stat.S_IFLNK, folder, what)) from None
         raise Refused(f"cannot be read ({exc.strerror})") from None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise Refused(f"is {_kind(st.st_mode)}, not a regular file; remove it from data/")
+        if why := refusal(st.st_mode, folder, what):
+            raise Refused(why)
         if st.st_size > limit:
-            raise Refused(f"file is {st.st_size} bytes; data files must stay under {limit} bytes")
+            raise Refused(f"file is {st.st_size} bytes; {what} must stay under {limit} bytes")
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, limit + 1 - size)
@@ -87,7 +95,7 @@ def read_bytes(path, limit=MAX_BYTES):
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:  # it grew after fstat
-            raise Refused(f"file is over {limit} bytes; data files must stay under {limit} bytes")
+            raise Refused(f"file is over {limit} bytes; {what} must stay under {limit} bytes")
         return b"".join(chunks)
     except OSError as exc:
         raise Refused(f"cannot be read ({exc.strerror})") from None
@@ -114,12 +122,10 @@ def list_folder(folder):
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_symlink():
-            refused.append((entry.name, "is a symbolic link; data files must be regular files inside data/ (replace the link with the file)"))
-        elif entry.is_dir(follow_symlinks=False):
+        if entry.is_dir(follow_symlinks=False):
             continue
-        elif not entry.is_file(follow_symlinks=False):
-            refused.append((entry.name, f"is {_kind(entry.stat(follow_symlinks=False).st_mode)}, not a regular file; remove it from data/"))
+        elif why := refusal(entry.stat(follow_symlinks=False).st_mode):
+            refused.append((entry.name, why))
         elif not entry.name.endswith(".yaml"):
             refused.append((entry.name, "data files end in .yaml; rename it"))
         else:

@@ -11,6 +11,8 @@ import html
 
 from mkdocs.exceptions import PluginError
 
+from datatools.files import Refused, read_bytes
+
 from . import forms, site, views
 from .templating import render
 
@@ -141,6 +143,9 @@ def define_env(env):
 
     @env.macro
     def contributing():
-        text = (site.ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+        try:  # the same door as data files: a regular file only, never a link, a pipe or a device
+            text = read_bytes(site.ROOT / "CONTRIBUTING.md", folder="the repository", what="the site's files").decode("utf-8")
+        except Refused as exc:
+            raise PluginError(f"CONTRIBUTING.md: {exc}") from None
         text = text.replace("](docs/", "](")  # links written for GitHub (repo root) point into docs/ here
         return text.split("\n", 1)[1] if text.startswith("# ") else text

@@ -12,7 +12,9 @@ import hashlib
 import html
 from html.parser import HTMLParser
 import json
+import os
 import re
+import stat
 import sys
 import textwrap
 from pathlib import Path
@@ -20,13 +22,105 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # hooks load by file path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
+from datatools.files import refusal
 from macros import site
 from macros.templating import render
 
 
+# -- what the build may read ---------------------------------------------------------------------
+# Git stores symbolic links, so a pull request could link a page asset to .git/config (with the checkout
+# token) or /proc/self/environ. Everything the build publishes or renders must be a regular file reached
+# through real folders of the repository; data/ is refused the same way by datatools.files.
+READ_FOLDERS = ("macros/templates", "selector")  # the pages' templates; the selector wheel's sources
+READ_FILES = ("CONTRIBUTING.md",)  # the contributing page (macros.contributing)
+SITE_FILES = "the site's files"
+
+
+def _inside(root, path, what, folder=True):
+    """``path`` as a path relative to ``root``, or PluginError if it lies outside the repository, is the
+    repository itself, is hidden (.git) or is reached through a link."""
+    rel = Path(os.path.relpath(os.path.abspath(os.path.join(root, path)), root))
+    if rel == Path(".") or rel.parts[0] == ".." or any(part.startswith(".") for part in rel.parts):
+        kind = "folder" if folder else "file"
+        raise PluginError(f"mkdocs.yml: {what}: {path!s} is not allowed; use a {kind} inside the repository, "
+                          "not hidden and not the repository itself")
+    node = Path(root)
+    for part in rel.parts[:-1] if rel != Path(".") else ():
+        node = node / part
+        if stat.S_ISLNK(os.lstat(node).st_mode):
+            raise PluginError(f"{node.relative_to(root).as_posix()}: {refusal(stat.S_IFLNK, 'the repository', SITE_FILES)}")
+    return rel
+
+
+def unsafe_files(root, folders, files):
+    """One line for each link, pipe or device in ``folders`` (walked without following links) and among
+    ``files`` (paths relative to ``root``, which must be inside it)."""
+    found = []
+    for folder in folders:
+        top = Path(root) / folder
+        shown = folder.as_posix() + "/"
+        try:
+            mode = os.lstat(top).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(mode):
+            found.append(f"{folder.as_posix()}: {refusal(mode, 'the repository', SITE_FILES) or 'is not a folder'}")
+            continue
+        for dirpath, dirs, names in os.walk(top, followlinks=False):
+            for name in sorted(dirs + names):
+                path = os.path.join(dirpath, name)
+                mode = os.lstat(path).st_mode
+                why = None if stat.S_ISDIR(mode) else refusal(mode, shown, SITE_FILES)
+                if why:
+                    found.append(f"{Path(path).relative_to(root).as_posix()}: {why}")
+    for rel in files:
+        try:
+            mode = os.lstat(Path(root) / rel).st_mode
+        except FileNotFoundError:
+            continue
+        if why := refusal(mode, "the repository", SITE_FILES):
+            found.append(f"{rel.as_posix()}: {why}")
+    return found
+
+
+def check_read_paths(config):
+    """Fail the build, one line per file, on anything it would read that is not a regular file of the
+    repository: under docs_dir and the theme's custom_dir, every folder and file a macro or Markdown
+    extension may include, the templates, the selector's sources and CONTRIBUTING.md."""
+    root = Path(os.path.abspath(config["config_file_path"])).parent
+    folders = [_inside(root, config["docs_dir"], "docs_dir")]
+    if config["theme"].custom_dir:
+        folders.append(_inside(root, config["theme"].custom_dir, "theme.custom_dir"))
+    macros = config["plugins"].get("macros")
+    if macros is not None:
+        if macros.config.get("include_dir"):
+            folders.append(_inside(root, macros.config["include_dir"], "plugins.macros.include_dir"))
+        files = [_inside(root, f, "plugins.macros.include_yaml", folder=False)
+                 for item in macros.config.get("include_yaml") or []
+                 for f in (item.values() if isinstance(item, dict) else [item])]
+    else:
+        files = []
+    snippets = config["mdx_configs"].get("pymdownx.snippets")
+    if "pymdownx.snippets" in config["markdown_extensions"]:
+        snippets = snippets or {}
+        if snippets.get("url_download"):
+            raise PluginError("mkdocs.yml: pymdownx.snippets: url_download must stay off (the build reads no network)")
+        bases = snippets.get("base_path", ["."])
+        for base in [bases] if isinstance(bases, str) else bases:
+            folders.append(_inside(root, base, "pymdownx.snippets.base_path"))
+    folders += [_inside(root, f, "build folder") for f in READ_FOLDERS]
+    files += [_inside(root, f, "build file", folder=False) for f in READ_FILES]
+    found = unsafe_files(root, folders, files)
+    if found:
+        raise PluginError("\n".join(found))
+
+
+@event_priority(100)  # before any plugin reads a page, an include or a template
 def on_config(config):
+    check_read_paths(config)
     try:
         cat = site.catalog()
     except site.DataError as exc:

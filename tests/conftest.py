@@ -1,5 +1,7 @@
 """Shared fixtures: the real catalog, a strict build of the site, a loopback server and Chromium."""
 
+import contextlib
+import fcntl
 import os
 import shutil
 import socket
@@ -47,26 +49,77 @@ def build_site(dest, site_url, extra_env=None, check=True):
     return proc
 
 
+def session_dir(tmp_path_factory):
+    """A folder of this test session that every pytest-xdist worker shares: the controller's base temp
+    folder (each worker's own is a sub-folder of it), or the base temp folder without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def session_lock(tmp_path_factory, name):
+    """Held by one worker at a time: what the first one makes under it, the others find made."""
+    folder = session_dir(tmp_path_factory)
+    with open(folder / f"{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield folder
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
-def site_port():
-    return int(os.environ.get("IEM_SITE_PORT") or 0) or free_port()
+def site_port(tmp_path_factory):
+    """One port for the whole session: the site is built once for it, and each worker serves that same
+    build on it (SO_REUSEPORT), so every absolute address in the site (sitemap, canonical links) is right."""
+    if os.environ.get("IEM_SITE_PORT"):
+        return int(os.environ["IEM_SITE_PORT"])
+    with session_lock(tmp_path_factory, "site-port") as folder:
+        record = folder / "site-port"
+        if not record.exists():
+            record.write_text(str(free_port()))
+        return int(record.read_text())
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, site_port):
+    """The strict build of the site, made once per test session whatever the number of workers."""
     if os.environ.get("IEM_BUILT_SITE"):  # `make mutation`: a site built once (for IEM_SITE_PORT), then mutated
         return Path(os.environ["IEM_BUILT_SITE"])
-    dest = tmp_path_factory.mktemp("site") / "site"
-    proc = build_site(dest, f"http://127.0.0.1:{site_port}/")
-    dest.joinpath(".build-log").write_text(proc.stdout + proc.stderr)
+    with session_lock(tmp_path_factory, "site") as folder:
+        dest, failed = folder / "site", folder / "site-build-failed"
+        if failed.exists():  # another worker tried: the same failure here, without a second build
+            pytest.fail(failed.read_text(), pytrace=False)
+        if not (dest / ".build-log").exists():
+            shutil.rmtree(dest, ignore_errors=True)
+            proc = build_site(dest, f"http://127.0.0.1:{site_port}/", check=False)
+            if proc.returncode != 0:
+                failed.write_text(proc.stdout + proc.stderr)
+                pytest.fail(proc.stdout + proc.stderr, pytrace=False)
+            dest.joinpath(".build-log").write_text(proc.stdout + proc.stderr)  # written last: the build is whole
     return dest
 
 
 @pytest.fixture(scope="session")
 def site_server(built_site, site_port):
     from sitesrv import Server
-    with Server(built_site, port=site_port) as server:
+    with Server(built_site, port=site_port, reuse_port=True) as server:
         yield server
+
+
+# Markers from what a test uses, so `make check` can leave out the site build and the browser
+BUILD_FIXTURES = {"built_site", "hostile"}  # hostile: test_xss builds a site from hostile data
+BROWSER_FIXTURES = {"browser", "page"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        calls = getattr(getattr(item, "function", None), "__code__", None)
+        if names & BUILD_FIXTURES or (calls and "build_site" in calls.co_names):
+            item.add_marker(pytest.mark.build)
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

@@ -89,10 +89,15 @@ def make_handler(root, csp=None, cache=False, fault=None, headers=False):
     return functools.partial(Handler, directory=str(root))
 
 
+class _SharedPortServer(http.server.ThreadingHTTPServer):
+    allow_reuse_port = True  # test workers serving the same build on the session's one port
+
+
 class Server:
-    def __init__(self, root, port=0, **kw):
+    def __init__(self, root, port=0, reuse_port=False, **kw):
         socketserver.TCPServer.allow_reuse_address = True
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), make_handler(Path(root), **kw))
+        server = _SharedPortServer if reuse_port else http.server.ThreadingHTTPServer
+        self.httpd = server(("127.0.0.1", port), make_handler(Path(root), **kw))
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

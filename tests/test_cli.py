@@ -1,8 +1,18 @@
-"""The command line: exit codes and one-line messages, never a traceback."""
+"""The command line: exit codes and one-line messages, never a traceback.
 
+Most tests call the CLI's ``main`` in this process with the real data read once (each ``python -m
+selector`` would read and validate it again); a few run the real command, and every test that could hang
+or fill memory on a regression runs it in a child process with a timeout and a memory limit."""
+
+import contextlib
+import functools
+import io
 import json
+import os
+import resource
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -10,8 +20,48 @@ from cases_lib import load_cases
 from conftest import ROOT
 
 
+def run_process(*args):
+    """``python -m selector ARGS`` in a child process: killed after a minute, refused memory past 2 GiB."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+    return subprocess.run([sys.executable, "-m", "selector", *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          preexec_fn=limit)
+
+
+@functools.lru_cache(maxsize=None)
+def _real_data():
+    from datatools.files import load_data_dir
+    return load_data_dir(ROOT / "data")
+
+
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "selector", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    """``python -m selector ARGS`` as this process runs it (``selector/__main__.py`` calls ``datatools.cli.main``)."""
+    from datatools import cli
+    real = cli.load_data_dir
+
+    def load(data_dir, *rest, **kw):  # the real data once; any other folder as the command reads it
+        same = not rest and not kw and os.path.realpath(data_dir) == os.path.realpath(ROOT / "data")
+        return _real_data() if same else real(data_dir, *rest, **kw)
+
+    out, err = io.StringIO(), io.StringIO()
+    cli.load_data_dir = load
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(list(args))
+            except SystemExit as exc:
+                code = exc.code
+    finally:
+        cli.load_data_dir = real
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def test_the_module_runs_the_cli():
+    """The real entry point, once: a child process, its exit codes and its streams."""
+    proc = run_process("recommend", "--answers", '{"scale": "local"}')
+    assert proc.returncode == 0 and json.loads(proc.stdout) == json.loads(run("recommend", "--answers", '{"scale": "local"}').stdout)
+    bad = run_process("recommend", "--answers", "[" * 3000 + "]" * 3000)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1 and "nested too deeply" in bad.stderr
 
 
 def test_validate_real_data_is_clean(catalog):
@@ -72,6 +122,29 @@ def test_recommend_bad_input_exits_2(case):
     (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--gpu-memory-gb", "80"], "not both"),
     (["fit", "--model", "qwen3-8b", "--memory", "cpu"], "--ram-gb"),
     (["frobnicate"], "invalid choice"),
+    # JSON and numbers the parsers refuse with an exception of their own: nesting past the recursion limit,
+    # integers past Python's 4,300-digit conversion limit, floats that overflow or are not numbers
+    (["recommend", "--answers", "[" * 3000 + "]" * 3000], "--answers is not valid JSON (nested too deeply)"),
+    (["recommend", "--answers", '{"scale": ' + "[" * 3000 + "]" * 3000 + "}"], "--answers is not valid JSON (nested too deeply)"),
+    (["recommend", "--answers", '{"scale": ' + "9" * 5000 + "}"], "--answers is not valid JSON (Exceeds the limit (4300 digits)"),
+    (["recommend", "--answers", '{"scale": "service", "gpus": -' + "1" * 4301 + "}"], "--answers is not valid JSON"),
+    (["recommend", "--answers", '{"scale": 1e400}'], "scale: inf is not allowed"),
+    (["recommend", "--answers", '{"scale": "service", "hardware": NaN}'], "hardware: nan is not allowed"),
+    (["recommend", "--answers", '{"scale": "service", "gpu_memory_gb": 1e400}'], "gpu_memory_gb"),
+    (["recommend", "--answers", '{"scale": "service", "context_tokens": ' + "9" * 4000 + "}"], "context_tokens"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--context-tokens", "1e400"], "--context-tokens: '1e400' is not a whole number"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--context-tokens", "9" * 5000], "--context-tokens: '999"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--concurrency", "1e400"], "--concurrency: '1e400' is not a whole number"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--gpus", "9" * 5000], "--gpus: '999"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "nan"], "--gpu-memory-gb: 'nan' is not a number"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "inf"], "--gpu-memory-gb: 'inf' is not a number"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "-1"], "--gpu-memory-gb: -1.0 is out of range"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "1e308"], "--gpu-memory-gb: '1e308' is not a number"),
+    (["fit", "--model", "qwen3-8b", "--gpu-memory-gb", "9" * 5000], "--gpu-memory-gb: '999"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--bandwidth-gbs", "1e309"], "--bandwidth-gbs: '1e309' is not a number"),
+    (["fit", "--model", "qwen3-8b", "--memory", "cpu", "--ram-gb", "-inf"], "--ram-gb: expected one argument"),
+    (["fit", "--model", "qwen3-8b", "--memory", "cpu", "--ram-gb", "=-inf"], "--ram-gb"),
+    (["fit", "--model", "qwen3-8b", "--gpu", "h100-sxm", "--engine", "vllm", "--memory-fraction", "nan"], "--memory-fraction: 'nan' is not a number"),
 ])
 def test_cli_errors_are_one_clear_line(args, fragment):
     proc = run(*args)
@@ -157,3 +230,52 @@ def test_calibration_startup_prints_the_markdown_table(catalog):
     assert proc.stdout.rstrip("\n") == markdown(catalog, read_logs(DEFAULT_LOGS))
     bad = run("calibration", "--startup", "--logs", "no/such/folder")
     assert bad.returncode == 2 and bad.stderr.strip().startswith("error: --logs: ") and "\n" not in bad.stderr.strip()
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file"),
+    (lambda p: p.symlink_to("/dev/zero"), "is a symbolic link; files to update must be regular files"),
+    (lambda p: p.symlink_to(ROOT / "CONTRIBUTING.md"), "is a symbolic link; files to update must be regular files"),
+    (lambda p: p.write_bytes(b"x" * (300 * 1024)), "must stay under"),
+    (lambda p: p.write_bytes(b"\xff\xfe"), "can't decode"),
+    (lambda p: p.write_text("no markers here\n"), "markers"),
+], ids=["fifo", "link-to-dev-zero", "link-to-a-file", "huge", "not-utf8", "no-markers"])
+def test_fields_update_reads_only_a_regular_file(tmp_path, make, fragment):
+    """--update used to block on a named pipe and read /dev/zero until memory ran out (run() has a timeout)."""
+    target = tmp_path / "GUIDE.md"
+    make(target)
+    before = os.lstat(target)
+    proc = run_process("fields", "--update", str(target))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: --update {target}: ") and fragment in line, line
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_size, after.st_mtime_ns) == (before.st_mode, before.st_size, before.st_mtime_ns)
+
+
+def test_fields_update_rewrites_a_regular_file(tmp_path):
+    from datatools.guide import END, START
+    target = tmp_path / "GUIDE.md"
+    target.write_text(f"# Guide\n\n{START}\nold\n{END}\n\nafter\n", encoding="utf-8")
+    proc = run("fields", "--update", str(target))
+    assert proc.returncode == 0 and proc.stdout.startswith("updated the field guide"), proc.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "\nold\n" not in text and text.endswith(f"{END}\n\nafter\n") and "| `id` | yes |" in text
+    again = run("fields", "--update", str(target))
+    assert again.returncode == 0 and "is up to date" in again.stdout
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file"),
+    (lambda p: p.symlink_to("/dev/zero"), "is a symbolic link; start-up logs must be regular files"),
+    (lambda p: p.write_text("[" * 5000 + "]" * 5000), "x.yaml: "),
+    (lambda p: p.write_text("a: [b\n"), "x.yaml: "),
+    (lambda p: p.write_text("- a list\n"), "a start-up log is one YAML mapping"),
+], ids=["fifo", "link-to-dev-zero", "deep", "not-yaml", "not-a-mapping"])
+def test_calibration_logs_are_read_like_data_files(tmp_path, make, fragment):
+    """--logs read every *.yaml of a folder with open(): a named pipe blocked it, /dev/zero filled memory."""
+    make(tmp_path / "x.yaml")
+    proc = run_process("calibration", "--startup", "--logs", str(tmp_path))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: --logs: {tmp_path / 'x.yaml'}: ") and fragment in line, line
