@@ -1,4 +1,4 @@
-"""Content-page widgets in Chromium: the compare view and the Mermaid tree after instant navigation."""
+"""Content-page widgets in Chromium: the compare view, and widgets after instant navigation."""
 
 import pytest
 
@@ -29,5 +29,5 @@ def test_widgets_mount_after_instant_navigation(page):
     page.wait_for_selector("#compare-form[data-mounted]")
     page.get_by_role("navigation").get_by_text("Decision tree", exact=True).first.click()
     page.wait_for_url("**/tree/")
-    page.wait_for_selector('[data-diagram][data-rendered="1"] svg', timeout=20000)
+    page.wait_for_selector(".iem-diagram .iem-tree-svg")
     assert not page.errors
