@@ -187,6 +187,25 @@ def test_a_built_page_with_an_inline_script_fails():
     assert POLICY.replace("'", "&#39;") in out
 
 
+def test_files_copied_as_they_are_hold_no_script(tmp_path):
+    """A file under docs/ that is not Markdown is published as it is, without the page's meta policy: an HTML
+    file fails the build, and so does an SVG or XML file with a script or event handler."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(f'<html><head><meta http-equiv="Content-Security-Policy" content="{POLICY}"></head></html>')
+    (tmp_path / "feed.xml").write_text("<feed><title>&lt;script&gt; as text, one = two</title></feed>")
+    (tmp_path / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>')
+    hooks.check_site_files(tmp_path)
+    for name, text, found in [("notes.html", "<p>hello</p>", "not a page"),
+                              ("x.svg", '<svg><script>alert(1)</script></svg>', "inline script"),
+                              ("y.svg", '<svg><image href="x" onerror="alert(1)"/></svg>', "event handler"),
+                              ("z.xml", '<x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>', "inline script"),
+                              ("w.svg", '<svg><a href="JavaScript:alert(1)"><text>x</text></a></svg>', "javascript: link")]:
+        (tmp_path / name).write_text(text)
+        with pytest.raises(hooks.PluginError, match=found):
+            hooks.check_site_files(tmp_path)
+        (tmp_path / name).unlink()
+
+
 def _project_copy(tmp_path):
     """What a build reads, copied (data, code, docs); node_modules is shared through IEM_NODE_MODULES."""
     dest = tmp_path / "project"
