@@ -120,7 +120,8 @@ DATA_SCRIPTS = {"__config": "Material's configuration (base URL, search worker, 
 MARKDOWN_SCRIPT = re.compile(r"<\s*script\b", re.I)
 # an on...= attribute in a raw HTML tag or an attribute list ({: onclick=...}, the attr_list extension)
 MARKDOWN_HANDLER = re.compile(r"(?:<[a-z][^>]*|\{[^}\n]*)(?<![\w-])(on[a-z]+)\s*=", re.I)
-MARKDOWN_CODE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|(`+)(?!`).+?(?<!`)\2(?!`)", re.M | re.S)
+# fenced blocks, and code spans (which end at a blank line, as in Markdown)
+MARKDOWN_CODE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\2(?!`)", re.M | re.S)
 
 
 CSP = "; ".join(" ".join([key] + values) for key, values in CSP_BASE.items())

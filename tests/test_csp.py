@@ -183,6 +183,7 @@ def test_materials_other_inline_scripts_stay_off():
     ("```html\n<script>x</script>\n<b onclick=x>\n```\n", None),
     ("~~~\n<script>\n~~~\nthen <script>", "line 4: a script element"),
     ('<abbr title="x" data-one="1">', None),
+    ("a stray ` backtick\n\n<script>alert(1)</script>\n\nand ` another", "line 3: a script element"),
 ])
 def test_markdown_check(text, found):
     assert hooks.markdown_script_problem(text) == found
