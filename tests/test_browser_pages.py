@@ -31,3 +31,15 @@ def test_widgets_mount_after_instant_navigation(page):
     page.wait_for_url("**/tree/")
     page.wait_for_selector(".iem-diagram .iem-tree-svg")
     assert not page.errors
+
+
+@pytest.mark.parametrize("path", ["matrix/", "results/", "tiers/l2/"])
+def test_search_works_on_the_table_pages_at_once(page, path):
+    """Material's bundle runs on every page as it loads (it once waited for the first interaction here)."""
+    page.goto(page.base + path, wait_until="load")
+    page.wait_for_selector(".md-search[data-md-component=search]")
+    page.keyboard.press("s")  # Material's shortcut
+    page.locator("[data-md-component=search-query]").wait_for(state="visible")
+    page.keyboard.type("vllm")
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    assert not page.errors, page.errors
