@@ -4,11 +4,11 @@
   each engine gets a nav entry under "Engines".
 - on_files: generated pages ``engines/<id>.md``; ``api/catalog.json`` (everything),
   ``assets/selector/catalog.json`` (what the selector reads); the selector wheel;
-  the JSON Schemas under ``schema/``; Pyodide and Mermaid from ``node_modules``.
+  the JSON Schemas under ``schema/``; Pyodide from ``node_modules``.
+- on_page_markdown, on_post_page: the build fails on an inline script or event handler; every page gets
+  the one Content-Security-Policy.
 """
 
-import base64
-import hashlib
 import html
 from html.parser import HTMLParser
 import json
@@ -16,7 +16,6 @@ import os
 import re
 import stat
 import sys
-import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # hooks load by file path
@@ -133,20 +132,7 @@ def on_config(config):
             for e in sorted(cat.engines.values(), key=lambda e: (order[e["tier"]], e["name"].lower())):
                 pages.append({title_html(e["name"]): f"engines/{e['id']}.md"})
             item["Engines"] = pages
-    # The site's stylesheet is published under a folder named by its content hash (immutable, like the
-    # runtime): the head of every page can then give its link the absolute address Material's bundle
-    # would give it later, at no cost (see docs/overrides/main.html).
-    source = Path(config["docs_dir"]) / SITE_CSS
-    if SITE_CSS in config["extra_css"] and source.is_file():
-        folder = f"{SITE_CSS_FOLDER}/{site.content_hash([('site.css', source)])}"
-        config["extra_css"] = [f"{folder}/site.css" if c == SITE_CSS else c for c in config["extra_css"]]
-        _site_css["folder"], _site_css["source"] = folder, source
     return config
-
-
-SITE_CSS = "assets/stylesheets/site.css"
-SITE_CSS_FOLDER = "assets/style"
-_site_css = {"folder": None, "source": None}
 
 
 def title_html(text):
@@ -167,22 +153,14 @@ def _generated(config, path, content):
     return File.generated(config, path, content=content)
 
 
-# What this build wrote where, for the templates (docs/overrides/main.html reads config.extra.iem) and
-# for _headers: content-addressed folders, and the pages that need inline styles.
-_build = {"immutable_dirs": set(), "inline_style_pages": [], "pyodide": None, "theme_bundle": None}
-
-
-THEME_BUNDLE_RE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
+# The content-addressed folders this build wrote, for _headers.
+_build = {"immutable_dirs": set()}
 
 
 def on_pre_build(config):
     site.clear_stash()
     _build["immutable_dirs"].clear()
-    _build["inline_style_pages"].clear()
-    _build["pyodide"] = None
-    _build["theme_bundle"] = None
-    _all_hashes.clear()
-    config.extra["iem"] = _build
+    check_markdown_file(site.ROOT / "CONTRIBUTING.md")  # included in docs/contributing.md by a macro
 
 
 def on_files(files, config):
@@ -197,15 +175,10 @@ def on_files(files, config):
                  f"description: {json.dumps(title_html(_description(cat.engines[engine_id])))}\n---\n")
         files.append(_generated(config, f"engines/{engine_id}.md", front + "{{ engine_page() }}\n"))
     files.append(_generated(config, "api/catalog.json", site.catalog_json(cat)))
-    if _site_css["folder"]:
-        files.remove(files.get_file_from_path(SITE_CSS))
-        files.append(File.generated(config, f"{_site_css['folder']}/site.css", abs_src_path=str(_site_css["source"])))
-        _build["immutable_dirs"].add(_site_css["folder"])
     for schema in sorted((site.DATA / "schema").glob("*.schema.json")):
         files.append(File.generated(config, f"schema/{schema.name}", abs_src_path=str(schema)))
     nm = site.node_modules()
-    mermaid = nm / "mermaid" / "dist" / "mermaid.min.js"
-    missing = [str(p) for p in [nm / "pyodide" / name for name in site.PYODIDE_FILES] + [mermaid] if not p.is_file()]
+    missing = [str(p) for p in [nm / "pyodide" / name for name in site.PYODIDE_FILES] if not p.is_file()]
     if missing:
         raise PluginError("runtime files missing (run `npm ci`): " + ", ".join(missing))
     # The worker's runtime (wheel, catalog, Pyodide) sits under folders named by their content hash, so
@@ -218,21 +191,12 @@ def on_files(files, config):
             files.append(_generated(config, path, data))
         _build["immutable_dirs"].add(path.rsplit("/", 1)[0])
     files.append(_generated(config, "assets/selector/manifest.json", json.dumps(manifest, sort_keys=True)))
-    _build["pyodide"] = "assets/" + manifest["pyodide"].removeprefix("../")
-    files.append(File.generated(config, "assets/vendor/mermaid.min.js", abs_src_path=str(mermaid)))
-    # Material's bundle, by its content-hashed name, for the pages that load it on the first interaction
-    # (front matter `theme_script: on-interaction`; see docs/overrides/main.html)
-    bundles = [f.src_uri for f in files if THEME_BUNDLE_RE.fullmatch(f.src_uri)]
-    if len(bundles) != 1:
-        raise PluginError(f"expected one Material bundle (assets/javascripts/bundle.<hash>.min.js), found {bundles}")
-    _build["theme_bundle"] = bundles[0]
     return files
 
 
 # -- Content-Security-Policy ------------------------------------------------------------------
-# Only this origin; Pyodide needs 'wasm-unsafe-eval'; Material's few inline scripts are allowed by
-# their hashes (computed per page below), not by 'unsafe-inline'. Styles come from files only, except on
-# pages that draw a Mermaid diagram (see INLINE_STYLE_WHY).
+# One policy for every page: scripts only from files of this origin (Pyodide needs 'wasm-unsafe-eval'),
+# styles from files too.
 CSP_BASE = {
     "default-src": ["'self'"],
     "script-src": ["'self'", "'wasm-unsafe-eval'"],
@@ -245,40 +209,45 @@ CSP_BASE = {
     "base-uri": ["'self'"],
     "form-action": ["'self'"],
 }
-INLINE_STYLE_WHY = (
-    "style-src 'unsafe-inline' only where a page draws a Mermaid diagram (the decision tree): Mermaid writes a "
-    "style element and style attributes into the SVG it draws, with ids that change on every render, so no "
-    "hash can allow them. Material and the site's own scripts set styles through the CSSOM only, which the "
-    "policy does not restrict. A document keeps the policy it was loaded with through Material's instant "
-    "navigation, so docs/overrides/main.html has those pages always loaded in full.")
+# The only <script> elements without src a page may hold, by id: JSON data, which no browser runs.
+DATA_SCRIPTS = {"__config": "Material's configuration (base URL, search worker, translations), read by its bundle"}
+MARKDOWN_SCRIPT = re.compile(r"<\s*script\b", re.I)
+# an on...= attribute in a raw HTML tag or an attribute list ({: onclick=...}, the attr_list extension)
+MARKDOWN_HANDLER = re.compile(r"(?:<[a-z][^>]*|\{[^}\n]*)(?<![\w-])(on[a-z]+)\s*=", re.I)
+# fenced blocks, and code spans (which end at a blank line, as in Markdown)
+MARKDOWN_CODE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\2(?!`)", re.M | re.S)
+
+
+CSP = "; ".join(" ".join([key] + values) for key, values in CSP_BASE.items())
+
+
+def markdown_script_problem(text):
+    """What in a Markdown source would become an inline script or event handler, as "line N: what"; None if clean.
+    Code spans and fenced blocks are text, not markup."""
+    text = MARKDOWN_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    for pattern, what in ((MARKDOWN_SCRIPT, "a script element"), (MARKDOWN_HANDLER, "an event handler attribute")):
+        found = pattern.search(text)
+        if found:
+            name = f" ({found.group(1)}=)" if found.groups() else ""
+            return f"line {text.count(chr(10), 0, found.start()) + 1}: {what}{name}"
+    return None
 
 
 class _PageScan(HTMLParser):
-    """Collects the text of inline scripts (no ``src``, not JSON data) exactly as the page holds it, and
-    notes whether the page has a diagram that Mermaid will draw."""
+    """Inline scripts and event handler attributes of a finished page."""
 
     def __init__(self):
-        super().__init__(convert_charrefs=False)
-        self.bodies, self._open, self.diagram = [], None, False
+        super().__init__(convert_charrefs=True)
+        self.problems = []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
-        if attrs.get("data-diagram") == "mermaid":
-            self.diagram = True
-        if tag == "script":
-            inline = "src" not in attrs and "json" not in (attrs.get("type") or "")
-            self._open = [] if inline else None
-
-    def handle_data(self, data):
-        if self._open is not None:
-            self._open.append(data)
-
-    def handle_endtag(self, tag):
-        if tag == "script" and self._open is not None:
-            body = "".join(self._open)
-            if body.strip():
-                self.bodies.append(body)
-            self._open = None
+        handlers = sorted(k for k in attrs if k.startswith("on"))
+        if handlers:
+            self.problems.append(f"an event handler attribute ({tag} {handlers[0]}=)")
+        if tag.rpartition(":")[2] == "script" and "src" not in attrs:  # x:script: the XHTML namespace in XML
+            if attrs.get("type") != "application/json" or attrs.get("id") not in DATA_SCRIPTS:
+                self.problems.append(f"an inline script element (id={attrs.get('id')!r}, type={attrs.get('type')!r})")
 
 
 def _scan(html):
@@ -288,47 +257,33 @@ def _scan(html):
     return parser
 
 
-def inline_script_hashes(html):
-    return sorted({"'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
-                   for body in _scan(html).bodies})
+def check_markdown_file(path):
+    problem = markdown_script_problem(path.read_text(encoding="utf-8"))
+    if problem:
+        raise PluginError(f"{path.name}: {problem}; scripts come from files (see CSP_BASE in macros/hooks.py)")
 
 
-def needs_inline_styles(html):
-    return _scan(html).diagram
-
-
-def csp_policy(hashes=(), inline_styles=False):
-    parts = []
-    for key, values in CSP_BASE.items():
-        extra = list(hashes) if key == "script-src" else []
-        if key == "style-src" and inline_styles:
-            extra = ["'unsafe-inline'"]
-        parts.append(" ".join([key] + values + extra))
-    return "; ".join(parts)
-
-
-_all_hashes = set()
+def on_page_markdown(markdown, page, config, files):
+    problem = markdown_script_problem(page.file.content_string)  # the source as written, front matter included
+    if problem:
+        raise PluginError(f"docs/{page.file.src_uri}: {problem}; scripts come from files (see CSP_BASE in macros/hooks.py)")
+    return markdown
 
 
 def on_page_content(html, page, config, files):
-    """Put the markup the macros rendered in place of their placeholders, after Markdown has run.
-
-    Every page's content is ready before the first page is rendered into the theme, so the list of pages
-    that need inline styles is complete when main.html reads it."""
+    """Put the markup the macros rendered in place of their placeholders, after Markdown has run."""
     try:
-        html = site.unstash(html)
+        return site.unstash(html)
     except site.DataError as exc:
         raise PluginError(str(exc)) from None
-    if needs_inline_styles(html) and page.url not in _build["inline_style_pages"]:
-        _build["inline_style_pages"].append(page.url)
-    return html
 
 
 def on_post_page(output, page, config):
     scan = _scan(output)
-    hashes = inline_script_hashes(output)
-    _all_hashes.update(hashes)
-    meta = render("csp-meta.html", policy=csp_policy(hashes, inline_styles=scan.diagram))
+    if scan.problems:
+        name = f"docs/{page.file.src_uri}" if page and page.file else "theme page"
+        raise PluginError(f"{name}: {scan.problems[0]} in the built page; scripts come from files (see CSP_BASE in macros/hooks.py)")
+    meta = render("csp-meta.html", policy=CSP)
     return output.replace("<head>", "<head>\n" + meta, 1)
 
 
@@ -391,40 +346,53 @@ HEADERS_INTRO = """\
 #
 # Every URL of the site matches exactly one of the path rules below (hosts join the values of a header
 # that several matching rules set, which would turn "immutable" plus "no-cache" into nonsense), plus /*
-# for the headers every response shares.
+# for the headers every response shares, the one Content-Security-Policy among them.
 #
 # Cache-Control: "immutable" only for files whose path carries a hash of their content: the folders
-# assets/selector/<sha256>/ (selector wheel, catalog), assets/pyodide/<sha256>/ (Pyodide),
-# assets/style/<sha256>/ (site.css) and Material's bundle.<hash>.min.js and the like. Everything else
+# assets/selector/<sha256>/ (selector wheel, catalog), assets/pyodide/<sha256>/ (Pyodide) and
+# Material's bundle.<hash>.min.js and the like. Everything else
 # (pages, assets/selector/manifest.json, site.js, the worker, api/catalog.json, search index) is
 # "no-cache": revalidated on every use, so a deploy reaches every reader at once.
 #
-# Content-Security-Policy: the pages' meta-tag policy (all their inline-script hashes) plus frame-ancestors,
-# which a meta tag cannot set; the header also covers the selector's worker, which a meta tag does not.
+# Content-Security-Policy: the policy of every page's meta tag plus frame-ancestors, which a meta tag cannot
+# set; the header also covers the selector's worker, which a meta tag does not.
 """
 
 
-def write_headers(site_dir, immutable_dirs, inline_style_pages, hashes):
+def write_headers(site_dir, immutable_dirs):
     site_dir = Path(site_dir)
-    lenient = {(url + "index.html") if url.endswith("/") or not url else url for url in inline_style_pages}
-    policies = {False: csp_policy(hashes) + "; frame-ancestors 'none'",
-                True: csp_policy(hashes, inline_styles=True) + "; frame-ancestors 'none'"}
 
     def classify(rel):
-        return cache_control(rel, immutable_dirs), rel in lenient
+        return cache_control(rel, immutable_dirs)
 
     def may_group(folder, klass):  # an immutable rule always names a content hash, in its folder or file name
-        return klass[0] != IMMUTABLE or folder in immutable_dirs
+        return klass != IMMUTABLE or folder in immutable_dirs
 
-    lines = [HEADERS_INTRO]
-    if inline_style_pages:
-        lines.append("# " + "\n# ".join(textwrap.wrap(INLINE_STYLE_WHY, 100)) + "\n")
-    lines.append("/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n")
-    for pattern, (cache, inline_styles) in header_rules(site_dir, classify, may_group):
-        lines.append(f"{pattern}\n  Cache-Control: {cache}\n  Content-Security-Policy: {policies[inline_styles]}\n")
+    lines = [HEADERS_INTRO, "/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n"
+             f"  Content-Security-Policy: {CSP}; frame-ancestors 'none'\n"]
+    for pattern, cache in header_rules(site_dir, classify, may_group):
+        lines.append(f"{pattern}\n  Cache-Control: {cache}\n")
     (site_dir / "_headers").write_text("\n".join(lines), encoding="utf-8")
+
+
+def check_site_files(site_dir):
+    """A file copied from docs/ as it is gets no policy of its own: an HTML file must have come through
+    on_post_page, and an SVG or XML file (a browser runs scripts in those too) may hold no script."""
+    for path in sorted(Path(site_dir).rglob("*")):
+        suffix = path.suffix.lower()
+        if suffix in (".html", ".htm", ".xhtml") and 'http-equiv="Content-Security-Policy"' not in path.read_text(encoding="utf-8"):
+            raise PluginError(f"{path.relative_to(site_dir)}: an HTML file that is not a page, without the site's "
+                              "policy; write it as a Markdown page")
+        if suffix in (".svg", ".xml", ".xhtml"):
+            text = path.read_text(encoding="utf-8")
+            problems = _scan(text).problems if re.search(r"<\s*(?:[\w-]+:)?script\b|\son[a-z]+\s*=", text, re.I) else []
+            if suffix == ".svg" and re.search(r"javascript\s*:", text, re.I):
+                problems.append("a javascript: link")
+            if problems:
+                raise PluginError(f"{path.relative_to(site_dir)}: {problems[0]}; scripts come from files (see CSP_BASE in macros/hooks.py)")
 
 
 def on_post_build(config):
     """Header form of the policy and the caching rules, for hosts that read a _headers file."""
-    write_headers(config["site_dir"], _build["immutable_dirs"], _build["inline_style_pages"], sorted(_all_hashes))
+    check_site_files(config["site_dir"])
+    write_headers(config["site_dir"], _build["immutable_dirs"])

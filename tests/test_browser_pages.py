@@ -1,4 +1,4 @@
-"""Content-page widgets in Chromium: the compare view and the Mermaid tree after instant navigation."""
+"""Content-page widgets in Chromium: the compare view, and widgets after instant navigation."""
 
 import pytest
 
@@ -29,5 +29,17 @@ def test_widgets_mount_after_instant_navigation(page):
     page.wait_for_selector("#compare-form[data-mounted]")
     page.get_by_role("navigation").get_by_text("Decision tree", exact=True).first.click()
     page.wait_for_url("**/tree/")
-    page.wait_for_selector('[data-diagram][data-rendered="1"] svg', timeout=20000)
+    page.wait_for_selector(".iem-diagram .iem-tree-svg")
     assert not page.errors
+
+
+@pytest.mark.parametrize("path", ["matrix/", "results/", "tiers/l2/"])
+def test_search_works_on_the_table_pages_at_once(page, path):
+    """Material's bundle runs on every page as it loads (it once waited for the first interaction here)."""
+    page.goto(page.base + path, wait_until="load")
+    page.wait_for_selector(".md-search[data-md-component=search]")
+    page.keyboard.press("s")  # Material's shortcut
+    page.locator("[data-md-component=search-query]").wait_for(state="visible")
+    page.keyboard.type("vllm")
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    assert not page.errors, page.errors

@@ -309,14 +309,13 @@ def test_long_text_tables_are_cards_on_phones(view, path, selector):
 def test_tree_diagram_is_legible(view):
     pg = view
     pg.goto(pg.base + "tree/", wait_until="load")
-    pg.wait_for_selector('[data-diagram][data-rendered="1"] svg', timeout=20000)
     info = pg.evaluate("""() => {
       const fig = document.querySelector('.iem-diagram-svg'); const svg = fig.querySelector('svg');
       const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-      const sizes = [...svg.querySelectorAll('.nodeLabel, .edgeLabel')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale);
+      const sizes = [...svg.querySelectorAll('text')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale);
       return { smallest: Math.min(...sizes), pans: fig.scrollWidth > fig.clientWidth,
-               labels: [...svg.querySelectorAll('.nodeLabel')].map((x) => x.textContent.trim()),
-               hint: !document.querySelector('.iem-diagram-hint').hidden };
+               labels: [...svg.querySelectorAll('.iem-node-leaf text')].map((x) => x.textContent.trim()),
+               hint: getComputedStyle(document.querySelector('.iem-diagram-hint')).display !== 'none' };
     }""")
     assert info["smallest"] >= 11, info  # was 6.8 px on a phone
     assert "NVIDIA Dynamo" in info["labels"] and "llm-d" in info["labels"]  # both cluster leaves

@@ -1,5 +1,6 @@
 """Renderers on a tiny catalog: the data they return, and the markup their templates make of it."""
 
+from html.parser import HTMLParser
 import re
 
 import pytest
@@ -168,16 +169,50 @@ def test_tree_list_and_diagram(cat):
     assert leaf["id"] == "svc-d" and leaf["default"] and data["warnings"] == ["Beta is retired"]
     html = render("tree-list.html", "tree/", **data)
     assert 'id="tree-svc-d"' in html and "(default)" in html and "Beta is retired" in html
-    src = views.tree.tree_mermaid_source(cat)
-    assert src.startswith("flowchart") and "Alpha" in src
+    diagram = views.tree.tree_diagram(cat)
+    leaves = [n for n in diagram["nodes"] if n["kind"] == "leaf"]
+    assert len(leaves) == len(diagram["labels"]) == sum(len(b["leaves"]) for b in cat.tree["branches"])
+    assert [n["kind"] for n in diagram["nodes"]].count("branch") == len(cat.tree["branches"])
+    assert any(" ".join(line["text"] for line in n["lines"]) == "Alpha" for n in leaves)
+    # every box lies inside the drawing, and no two boxes overlap
+    boxes = diagram["nodes"] + diagram["labels"]
+    for a in boxes:
+        assert 0 <= a["x"] and a["x"] + a["w"] <= diagram["width"] and 0 <= a["y"] and a["y"] + a["h"] <= diagram["height"], a
+        for b in boxes:
+            if a is not b:
+                assert (a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"]
+                        or b["y"] + b["h"] <= a["y"]), (a["lines"], b["lines"])
+    # one edge into each branch, one to each label and one from each label to its leaf
+    assert len(diagram["edges"]) == len(cat.tree["branches"]) + 2 * len(leaves)
 
 
-def test_mermaid_labels_are_literal(cat):
-    cat.tree["branches"][0]["label"] = '%%{init: {"theme": "dark"}}%% <b>x</b> `y` #1\nz'
-    src = views.tree.tree_mermaid_source(cat)
-    line = next(x for x in src.splitlines() if "root -->" in x)
-    assert "%%" not in line and "<" not in line and "`" not in line and '"theme"' not in line
-    assert "#37;#37;" in line and "#lt;b#gt;" in line and "#96;y#96;" in line and "#35;1 z" in line
+def test_tree_diagram_labels_are_text(cat):
+    label = '%%{init: {"theme": "dark"}}%% <b>x</b> `y` #1\nz &amp; {{ 7*7 }} ' + "a" * 60
+    cat.tree["branches"][0]["label"] = label
+    html = render("tree-diagram.html", "tree/", **views.tree.tree_diagram(cat))
+    assert "<b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html and "&amp;amp;" in html
+
+    class Texts(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.texts, self.depth = [], 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "text":
+                self.texts.append("")
+                self.depth += 1
+
+        def handle_endtag(self, tag):
+            if tag == "text":
+                self.depth -= 1
+
+        def handle_data(self, data):
+            if self.depth:
+                self.texts[-1] += data
+
+    parser = Texts()
+    parser.feed(html)
+    assert " ".join(label.split()) in parser.texts  # wrapped into lines, words whole: reads as written
 
 
 def test_scenarios_link_to_selector_with_answers(cat, monkeypatch):

@@ -48,7 +48,7 @@ PAGES = {
     "index.html": ("Inference Engine Map", TABLE), "overview/index.html": ("Overview", TABLE),
     "formats/index.html": ("Model formats × engines", TABLE), "quantization/index.html": ("Quantization × engines × hardware", TABLE),
     "models/index.html": ("Reference models", TABLE), "trends/index.html": ("Three trends that change the choice", TABLE),
-    "matrix/index.html": ("Decision matrix", TABLE), "tree/index.html": ("Decision tree", 'data-diagram="mermaid"'),
+    "matrix/index.html": ("Decision matrix", TABLE), "tree/index.html": ("Decision tree", '<svg class="iem-tree-svg"'),
     "scenarios/index.html": ("Scenarios: one-line answers", TABLE), "selector/index.html": ("Selector", 'id="selector-form"'),
     "fit/index.html": ("Will it fit?", 'id="selector-form"'), "engines/index.html": ("Engines and systems", 'href="vllm/"'),
     "figures/index.html": ("Headline figures", TABLE), "sources/index.html": ("Sources", TABLE),
@@ -199,7 +199,6 @@ def test_runtime_files_are_self_hosted(built_site, site_port):
     own = f"http://127.0.0.1:{site_port}/"
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
         assert (selector_file(built_site, "pyodide") / name).is_file()
-    assert (built_site / "assets" / "vendor" / "mermaid.min.js").is_file()
     for page in built_site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         for m in re.finditer(r'<(?:script|link|img|iframe)\b[^>]*?(?:src|href)="([^"]+)"', text):
@@ -211,7 +210,7 @@ def test_runtime_files_are_self_hosted(built_site, site_port):
 # ---------------------------------------------------------------------------------------------
 # Caching: a file may be cached as immutable only if its path names a hash of its content.
 
-HASHED_FOLDERS = ("assets/selector", "assets/pyodide", "assets/style")
+HASHED_FOLDERS = ("assets/selector", "assets/pyodide")
 MATERIAL_BUNDLE = re.compile(r"assets/(javascripts|stylesheets)/(workers/)?[a-z]+\.[0-9a-f]{8}\.min\.(js|css)(\.map)?")
 
 
@@ -242,10 +241,7 @@ def test_runtime_folders_are_named_by_their_content(built_site):
     folders = content_folders(built_site)
     for rel, folder in folders.items():
         assert folder.name == folder_hash(folder), f"{rel} does not hold what its name says"
-    style = [rel for rel in folders if rel.startswith("assets/style/")]
-    assert len(style) == 1 and len(folders) == 4, sorted(folders)  # the site's stylesheet; wheel, catalog, Pyodide
-    assert [p.name for p in folders.pop(style[0]).iterdir() if p.suffix != ".gz"] == ["site.css"]
-    assert not (built_site / "assets" / "stylesheets" / "site.css").exists()  # one name only
+    assert len(folders) == 3, sorted(folders)  # wheel, catalog, Pyodide
     manifest = json.loads((built_site / "assets" / "selector" / "manifest.json").read_text(encoding="utf-8"))
     named = {(built_site / "assets" / "selector" / manifest[k]).resolve() for k in ("wheel", "catalog", "pyodide")}
     assert {p if p.is_dir() else p.parent for p in named} == {f.resolve() for f in folders.values()}

@@ -2,11 +2,12 @@
 
 Writes bench-results/bench.json and bench-results/bench.md, and (full runs only) the budget table in
 README.md between the bench markers. Medians over --runs runs (default 5) with min and max; ratios are
-taken within one run (the selector's cold start and the bare Pyodide load are measured side by side).
+taken within one run, visit by visit: the selector's cold start against a bare Pyodide load, and each page
+against the same page without the project's own scripts and styles (what the project adds to Material).
 
-    .venv/bin/python tests/perf/bench.py                # full: 5 runs, Zensical, Lighthouse on five pages
-    .venv/bin/python tests/perf/bench.py --quick        # 1 run, no Zensical, Lighthouse once on the home page
-    .venv/bin/python tests/perf/bench.py --runs 3 --no-lighthouse
+    .venv/bin/python tests/perf/bench.py                # full: 5 runs, Zensical, Lighthouse on every page
+    .venv/bin/python tests/perf/bench.py --quick        # 1 run, the home page only, no Zensical, no Lighthouse
+    .venv/bin/python tests/perf/bench.py --runs 3 --no-lighthouse --pages home,matrix
 
 The machine may be shared: before each timed visit the bench waits (up to --quiet-timeout) for the CPUs
 to be less than --max-busy busy, records how busy they were, and runs at niceness -10 when allowed.
@@ -15,6 +16,7 @@ To measure one change, build the site before and after and compare them with tes
 
 import argparse
 import datetime
+import gzip
 import json
 import os
 import platform
@@ -43,6 +45,13 @@ from perfserver import BenchServer  # noqa: E402
 PAGES = {"home": "", "l2": "tiers/l2/", "matrix": "matrix/", "selector": "selector/",
          "fit": "fit/?model=qwen3-8b&gpu_memory_gb=24", "results": "results/",
          "compare": "compare/?engines=vllm,sglang,tensorrt-llm"}
+# pages measured against their stock twin (the selector pages are the project's own application: their
+# budget is the cold answer against a bare Pyodide load)
+RATIO_PAGES = ("home", "l2", "matrix", "results", "compare")
+# what the stock twin of a page leaves out: the project's stylesheet, its page script and that script's preloads
+PROJECT_TAGS = re.compile(r'<link rel="stylesheet" href="[^"]*assets/stylesheets/site\.css">'
+                          r'|<script src="[^"]*assets/javascripts/site\.js" type="module"></script>'
+                          r'|<link rel="modulepreload" href="[^"]*assets/javascripts/[^"]*">')
 ZENSICAL_VERSION = "0.0.73"
 ZENSICAL_VENV = ROOT / ".venv-zensical"
 
@@ -164,6 +173,25 @@ def copy_bare(site):
     worker.write_text(worker.read_text(encoding="utf-8").replace("../../assets/pyodide/", folder), encoding="utf-8")
 
 
+def stock_site(site, dest):
+    """The built site with every page stripped of the project's own stylesheet and scripts: Material with the
+    same content. Files are hard links except the pages (and their .gz siblings), which are rewritten."""
+    shutil.copytree(site, dest, copy_function=os.link)
+    for page in Path(dest).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        stripped, n = PROJECT_TAGS.subn("", text)
+        if "site.js" in stripped or "site.css" in stripped:
+            raise RuntimeError(f"{page}: the project's script or stylesheet is still there after stripping")
+        if not n:
+            continue
+        page.unlink()  # a hard link: write a new file, not through the link
+        page.write_text(stripped, encoding="utf-8")
+        gz = page.with_name(page.name + ".gz")
+        if gz.exists():
+            gz.unlink()
+            gz.write_bytes(gzip.compress(stripped.encode("utf-8"), 9))
+
+
 def count_pages(site):
     return sum(1 for _ in Path(site).rglob("index.html"))
 
@@ -205,12 +233,13 @@ def run_builds(args, site, site_url, tmp, res):
 
 
 # -- browser -----------------------------------------------------------------------------------
-def run_wire(browser, server, res):
+def run_wire(browser, server, args, res):
     """One fresh visit per page from a host that serves the .gz siblings (the raw figure is the same
     visit with every .gz response counted at its uncompressed size)."""
     wire = {}
     server.options["gzip"] = True
-    for key, path in PAGES.items():
+    for key in args.pages:
+        path = PAGES[key]
         w = bw.page_weight(browser, server, server.url + path, wait_ready=key in ("selector", "fit"))
         row = {"path": "/" + path, "raw_bytes": w["raw_bytes"], "gzip_bytes": w["gzip_bytes"],
                "requests": w["requests"], "longest_task_ms": w["longest_task_ms"],
@@ -269,6 +298,43 @@ def run_selector(playwright, server, args, res, tmp):
         "longtask_supported": all(col("longtask_supported")),
         "runs": runs,
     }
+
+
+def ratio(ours, stock):
+    """ours / stock, with a stock figure of 0 counted as 1 (a page that blocks where stock blocked nothing)."""
+    if ours is None or stock is None:
+        return None
+    return 1.0 if ours == stock else ours / max(stock, 1.0)
+
+
+def run_ratios(browser, server, stock, args, res):
+    """Each page and its stock twin, one cold visit each per run, in alternating order."""
+    pages = {}
+    for host in (server, stock):  # the browser's own first-visit costs go to neither side
+        bw.load_metrics(browser, host.url, cpu_rate=1, settle_ms=0)
+    for key in args.ratio_pages:
+        runs = []
+        for i in range(args.runs):
+            visit = {}
+            for which in (("ours", "stock") if i % 2 == 0 else ("stock", "ours")):
+                visit[f"cpu_busy_before_{which}"] = wait_quiet(args.max_busy, args.quiet_timeout)
+                host = server if which == "ours" else stock
+                visit[which] = bw.load_metrics(browser, host.url + PAGES[key], cpu_rate=args.cpu_rate)
+            visit["tbt_ratio"] = ratio(visit["ours"]["tbt_ms"], visit["stock"]["tbt_ms"])
+            visit["lcp_ratio"] = ratio(visit["ours"]["lcp_ms"], visit["stock"]["lcp_ms"])
+            runs.append(visit)
+            log(f"/{PAGES[key]} against stock, run {i + 1}/{args.runs}: TBT {visit['ours']['tbt_ms']:.0f} vs "
+                f"{visit['stock']['tbt_ms']:.0f} ms (x{visit['tbt_ratio']:.2f}), LCP {visit['ours']['lcp_ms'] or 0:.0f} vs "
+                f"{visit['stock']['lcp_ms'] or 0:.0f} ms (x{visit['lcp_ratio'] or 0:.2f})")
+        col = lambda which, k: [r[which][k] for r in runs]  # noqa: E731
+        pages[key] = {"path": "/" + PAGES[key],
+                      "tbt_ratio": report.stats([r["tbt_ratio"] for r in runs]),
+                      "lcp_ratio": report.stats([r["lcp_ratio"] for r in runs]),
+                      **{f"{which}_{k}": report.stats(col(which, k)) for which in ("ours", "stock")
+                         for k in ("tbt_ms", "lcp_ms", "fcp_ms")},
+                      "errors": [e for r in runs for which in ("ours", "stock") for e in r[which]["errors"]],
+                      "runs": runs}
+    res["ratios"] = {"cpu_rate": args.cpu_rate, "pages": pages}
 
 
 # Lighthouse's default 4x CPU slowdown turns a high-end desktop (benchmark index 1500-2000) into a mid-tier
@@ -337,11 +403,17 @@ def parse_args(argv=None):
     p.add_argument("--build-runs", type=int, help="timed builds (default: --runs)")
     p.add_argument("--lighthouse-runs", type=int, help="Lighthouse runs per page (default: --runs)")
     p.add_argument("--lighthouse-pages", default=",".join(PAGES), help="comma-separated: " + ",".join(PAGES))
+    p.add_argument("--pages", default=",".join(PAGES), help="pages weighed on the wire (comma-separated)")
+    p.add_argument("--ratio-pages", default=",".join(RATIO_PAGES),
+                   help="pages measured against their stock twin (comma-separated; default " + ",".join(RATIO_PAGES) + ")")
+    p.add_argument("--cpu-rate", type=float, default=4, help="CPU slowdown for the side-by-side visits (default 4)")
+    p.add_argument("--no-ratios", dest="ratios", action="store_false", help="skip the pages against their stock twins")
     p.add_argument("--no-calibrate", action="store_true",
                    help="keep Lighthouse's 4x CPU slowdown even on a host slower than it assumes")
     p.add_argument("--changes", type=int, default=5, help="input changes timed per run")
     p.add_argument("--quick", action="store_true",
-                   help="1 run, 1 build, no Zensical, Lighthouse once on the home page, README untouched")
+                   help="1 run, 1 build, the home page only (and the selector's cold start), no Zensical, "
+                        "no Lighthouse, README untouched")
     p.add_argument("--no-zensical", dest="zensical", action="store_false")
     p.add_argument("--no-lighthouse", dest="lighthouse", action="store_false")
     p.add_argument("--max-busy", type=float, default=0.3,
@@ -364,16 +436,20 @@ def parse_args(argv=None):
         args.changes = min(args.changes, 3)
         args.zensical = False
         args.readme = False
-        if args.lighthouse_pages == ",".join(PAGES):
-            args.lighthouse_pages = "home"
+        args.lighthouse = False
+        if args.pages == ",".join(PAGES):
+            args.pages = "home"
+        if args.ratio_pages == ",".join(RATIO_PAGES):
+            args.ratio_pages = "home"
     if args.quiet_timeout is None:
         args.quiet_timeout = 0 if args.quick else 90
     args.build_runs = args.build_runs or args.runs
     args.lighthouse_runs = args.lighthouse_runs or args.runs
-    args.lighthouse_pages = [k for k in args.lighthouse_pages.split(",") if k]
-    unknown = set(args.lighthouse_pages) - set(PAGES)
-    if unknown:
-        p.error(f"unknown page(s) {sorted(unknown)}; choose from {sorted(PAGES)}")
+    for name in ("lighthouse_pages", "pages", "ratio_pages"):
+        setattr(args, name, [k for k in getattr(args, name).split(",") if k])
+        unknown = set(getattr(args, name)) - set(PAGES)
+        if unknown:
+            p.error(f"--{name.replace('_', '-')}: unknown page(s) {sorted(unknown)}; choose from {sorted(PAGES)}")
     return args
 
 
@@ -417,14 +493,18 @@ def main(argv=None):
         log(f"building {args.build_runs}x (strict) for {site_url}")
         run_builds(args, site, site_url, tmp, res)
         copy_bare(site)
+        stock = Path(tmp) / "stock"
+        stock_site(site, stock)
         res["site"] = {"gz_files": sum(1 for _ in site.rglob("*.gz")),
                        "preload": "modulepreload" in (site / "selector" / "index.html").read_text()}
         from playwright.sync_api import sync_playwright
         # every response gets the headers _headers gives its path: Content-Security-Policy, Cache-Control
-        with BenchServer(site, port=port, headers=True, gzip=True) as server, sync_playwright() as p:
+        with BenchServer(site, port=port, headers=True, gzip=True) as server, \
+                BenchServer(stock, port=free_port(), headers=True, gzip=True) as stock_server, sync_playwright() as p:
             browser = bw.launch(p)
             res["chromium"] = browser.version
-            for name, fn in (("wire", lambda: run_wire(browser, server, res)),
+            for name, fn in (("wire", lambda: run_wire(browser, server, args, res)),
+                             ("ratios", lambda: run_ratios(browser, server, stock_server, args, res)),
                              ("selector", lambda: run_selector(p, server, args, res, tmp))):
                 if not getattr(args, name):
                     continue
@@ -454,6 +534,10 @@ def main(argv=None):
         "page (tests/perf/bare/) loads the same Pyodide files in a module worker and nothing else, in the same run.",
         "Longest task and total blocking time (sum of task time beyond 50 ms): PerformanceObserver('longtask') "
         "from navigation to the first answer.",
+        "Against stock: each page and the same page without the project's stylesheet, site.js and its preloads "
+        "(Material with the same content), one cold visit each per run, alternating which goes first, with the "
+        f"CPU slowed {args.cpu_rate:g}x; LCP from PerformanceObserver, total blocking time from the long tasks "
+        "between the first contentful paint and 2.5 s after the load event. Ratios are per run, then the median.",
         "Answer after an input change: the result's data-ms (change handler to rendered answer). Revisit: click "
         "on the Selector nav link after an instant navigation away, to the rendered answer.",
         "Warm repeat visit: a full navigation in the same profile, HTTP cache filled by the first visit "

@@ -215,3 +215,34 @@ def warm_visit(ctx, base, server):
 def urlpath(base):
     from urllib.parse import urlsplit
     return urlsplit(base).path
+
+
+LOAD_METRICS = r"""
+(() => {
+  const m = window.__load = { lcp: null, fcp: null, tasks: [] };
+  const watch = (type, fn) => new PerformanceObserver((list) => list.getEntries().forEach(fn)).observe({ type, buffered: true });
+  watch("largest-contentful-paint", (e) => { m.lcp = e.renderTime || e.loadTime || e.startTime; });
+  watch("paint", (e) => { if (e.name === "first-contentful-paint") m.fcp = e.startTime; });
+  watch("longtask", (e) => { m.tasks.push([e.startTime, e.duration]); });
+})();
+"""
+
+
+def load_metrics(browser, url, cpu_rate=4, settle_ms=2500):
+    """One cold visit (empty cache) with the CPU slowed ``cpu_rate`` times (Lighthouse's mobile default):
+    largest contentful paint, and total blocking time (each long task's time beyond 50 ms, from the first
+    contentful paint to ``settle_ms`` after the load event)."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    ctx.add_init_script(LOAD_METRICS)
+    try:
+        page = ctx.new_page()
+        errs = _errors(page)
+        ctx.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_rate})
+        page.goto(url, wait_until="load", timeout=READY_TIMEOUT_MS)
+        page.wait_for_timeout(settle_ms)
+        m = page.evaluate("() => window.__load")
+    finally:
+        ctx.close()
+    fcp = m["fcp"] or 0.0
+    tbt = sum(max(0.0, min(dur, start + dur - fcp) - 50.0) for start, dur in m["tasks"] if start + dur > fcp)
+    return {"lcp_ms": m["lcp"], "tbt_ms": tbt, "fcp_ms": m["fcp"], "errors": errs}

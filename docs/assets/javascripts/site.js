@@ -7,11 +7,10 @@
 const SELECTOR_PAGE = "./modules/selector-page.js";
 const WIDGETS = [
   // [module, the element that needs it, its mount function]; once loaded, a module's mount runs on every
-  // page (tables and diagrams let go of the previous page's elements there)
+  // page (tables let go of the previous page's elements there)
   ["./modules/tables.js", ".iem-table-block, .iem-colpick", "mountTables"],
   ["./modules/compare.js", "#compare-form", "mountCompare"],
   [SELECTOR_PAGE, "#selector-form", "mountSelector"],
-  ["./modules/diagram.js", '[data-diagram="mermaid"]', "mountDiagrams"],
   ["./modules/results.js", "#results-filter", "mountResults"],
 ];
 const loaded = new Map();  // module path -> promise of the module
@@ -62,50 +61,7 @@ const mountSoon = () => {
   setTimeout(mountAll, 0);
 };
 
-// Material's bundle, on the pages that load it on the first interaction (see docs/overrides/main.html).
-// Its document$ first emits on DOMContentLoaded, which this page has had by then, so the event is sent
-// again once the bundle has run: Material mounts its components on this document, and this file, which
-// has already mounted the page's widgets, subscribes for the pages that instant navigation brings next.
-// A key that woke the bundle is sent to it again, so a first "/" or "s" still opens search.
-const WAKE = ["pointerdown", "keydown", "touchstart", "wheel", "focusin"];
-function themeOnInteraction(src) {
-  let started = false;
-  const start = (ev) => {
-    if (started) return;
-    started = true;
-    for (const type of WAKE) removeEventListener(type, start, true);
-    const script = document.createElement("script");
-    script.src = src;
-    script.onload = () => {
-      if (!window.document$) return;  // not the bundle this file knows: the page stays as it is
-      let current = true;
-      window.document$.subscribe(() => { if (current) current = false; else mountSoon(); });
-      document.dispatchEvent(new Event("DOMContentLoaded"));
-      // a tap on the search button opened the search box without the bundle: give its field the focus
-      // the bundle gives it on that tap
-      const search = document.getElementById("__search"), query = document.querySelector("[data-md-component=search-query]");
-      if (search && search.checked && query && !query.contains(document.activeElement)) query.focus();
-      if (ev && ev.type === "keydown") {
-        const { key, code, altKey, ctrlKey, metaKey, shiftKey } = ev;
-        window.dispatchEvent(new KeyboardEvent("keydown", { key, code, altKey, ctrlKey, metaKey, shiftKey, bubbles: true }));
-      }
-    };
-    script.onerror = () => {  // a failed fetch is tried again on the next interaction
-      script.remove();
-      started = false;
-      for (const type of WAKE) addEventListener(type, start, { capture: true, passive: true });
-    };
-    document.body.append(script);
-  };
-  const params = new URLSearchParams(location.search);
-  if (location.hash.length > 1 || params.has("q") || params.has("h")) start(null);
-  else for (const type of WAKE) addEventListener(type, start, { capture: true, passive: true });
-}
-
-const themeScript = document.getElementById("iem-theme-script");
+// Without Material's bundle (it failed to load) the widgets still mount.
 if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(mountSoon);
-else {
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountSoon, { once: true });
-  else mountSoon();
-  if (themeScript) themeOnInteraction(new URL(themeScript.dataset.src, document.baseURI).href);
-}
+else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountSoon, { once: true });
+else mountSoon();

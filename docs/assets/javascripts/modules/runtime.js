@@ -28,17 +28,13 @@ export function current() {
 
 export function start(workerUrl) {
   if (worker) return worker;
-  // On /selector/ and /fit/ the page head may already have started the worker (extra.early_runtime) and
-  // kept what it sent meanwhile; adopt it and replay those events.
-  const boot = window.__iemWorker;
-  window.__iemWorker = null;
   set({ status: "loading", error: null, readyMs: null });
   clearTimeout(slowTimer);
   slowTimer = setTimeout(() => {
     if (state.status === "loading") set({ status: "slow" });
   }, SLOW_MS);
   try {
-    worker = boot ? boot.worker : new Worker(workerUrl, { type: "module" });
+    worker = new Worker(workerUrl, { type: "module" });
   } catch (err) {
     fail(`the worker could not start: ${err.message || err}`);
     return null;
@@ -63,13 +59,6 @@ export function start(workerUrl) {
     // a module that fails to load gives a bare Event without a message
     fail(event.message ? `the worker crashed: ${event.message}` : "the worker script or the Pyodide module did not load");
   };
-  if (boot) {
-    const w = worker;
-    for (const event of boot.queue.splice(0)) {
-      if (worker !== w) break; // a replayed error already failed it
-      (event.type === "error" ? w.onerror : w.onmessage)(event);
-    }
-  }
   return worker;
 }
 
