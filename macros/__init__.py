@@ -24,6 +24,7 @@ TABLES = {
     "scenarios": views.scenarios.scenarios, "tiers_glance": views.tiers.tiers_glance,
     "sources_table": views.sources.sources_table, "stale_facts": views.sources.stale_facts,
     "verified_table": views.sources.verified_table, "renamed_ids": views.sources.renamed_ids,
+    "others_table": views.others.others_table,
 }
 BLOCKS = {"tree_list": (views.tree.tree_list, "tree-list.html"), "tree_diagram": (views.tree.tree_diagram, "tree-diagram.html"),
           "compare": (views.compare.compare, "compare.html"), "glossary": (views.glossary.glossary, "glossary.html")}

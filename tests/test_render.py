@@ -348,3 +348,19 @@ def test_every_support_cell_is_the_engines_own_fact(cat):
     html = table_html(views.grids.format_table(cat), "formats/")
     assert re.search(r'data-col="alpha"[^>]*>\s*<span class="iem-support iem-partial" title="beta"', html), html
     assert re.search(r'data-col="beta"[^>]*>\s*<span class="iem-support iem-no" title="not loaded"', html), html
+
+
+def test_others_table_rows_cite_and_link(cat):
+    cat.others = {"systems": [{"id": "gamma", "name": "Gamma <b>", "what": "a plugin", "line": "It runs on X.",
+                               "homepage": "https://example.org/gamma", "related": ["alpha", "beta"], "why_not_full": "young",
+                               "source": "d"}],
+                  "sources": {"d": {"url": "https://example.org/d", "title": "D", "kind": "repository", "as_of": "2026-12-01"}}}
+    t = views.others.others_table(cat)
+    (row,) = t["rows"]
+    assert cell_text(row[0]).startswith("Gamma <b>") and row[0][0] == {"anchor": "other-gamma", "text": "Gamma <b>"}
+    assert cell_text(row[2]) == "It runs on X. (as of 2026-12-01)" and row[2][1]["cite"]["url"] == "https://example.org/d"
+    assert [p["link"]["href"] for p in row[3] if "link" in p] == ["engines/alpha/", "engines/beta/"]
+    html = table_html(t, "field/")
+    assert 'id="other-gamma">Gamma &lt;b&gt;</span>' in html and 'href="../engines/beta/"' in html
+    cat.others = {}
+    assert views.others.others_table(cat)["rows"] == []
