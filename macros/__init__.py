@@ -91,6 +91,15 @@ def define_env(env):
         env.macro(lambda fn=fn, template=template: site.stash(render(template, page_url(), **fn(cat()))), name)
 
     @env.macro
+    def recent_changes():
+        """The facts the newest commits to data/ changed (git history, read as the feed reads it)."""
+        from pathlib import Path
+
+        from . import feed
+        repo = Path(env.conf["config_file_path"]).parent
+        return site.stash(render("changes.html", page_url(), **feed.changes_view(feed.data_commits(repo, limit=15))))
+
+    @env.macro
     def matrix():
         data = views.matrix.matrix(cat())
         return (site.stash(render("matrix.html", page_url(), scores=data["scores"])) + "\n\n## What the scores mean\n\n"

@@ -364,3 +364,23 @@ def test_others_table_rows_cite_and_link(cat):
     assert 'id="other-gamma">Gamma &lt;b&gt;</span>' in html and 'href="../engines/beta/"' in html
     cat.others = {}
     assert views.others.others_table(cat)["rows"] == []
+
+
+def test_engine_page_says_latest_release_and_when_checked(cat):
+    facts = views.engines.engine_page(cat, "alpha")["head"]["facts"]
+    row = next(r for r in facts["rows"] if cell_text(r[0]) == "Latest release")
+    assert cell_text(row[1]) == "1.0 (2026-01-01), checked on 2026-01-02" and row[1][1]["cite"]
+    assert facts["rows"].index(row) == 6  # right after Status, near the top
+    cat.engines["alpha"]["status"]["released"] = "unknown"
+    row = next(r for r in views.engines.engine_page(cat, "alpha")["head"]["facts"]["rows"] if cell_text(r[0]) == "Latest release")
+    assert cell_text(row[1]) == "1.0 (release day not found), checked on 2026-01-02"
+
+
+def test_freshness_table_puts_the_stalest_release_first(cat):
+    cat.engines["alpha"]["status"].update(released="2026-03-01")
+    cat.engines["beta"]["status"].update(released="2025-11-01")
+    assert [cell_text(r[0]) for r in views.sources.verified_table(cat)["rows"]] == ["Beta", "Alpha"]
+    cat.engines["alpha"]["status"].update(released="unknown")
+    rows = views.sources.verified_table(cat)["rows"]
+    assert [cell_text(r[0]) for r in rows] == ["Alpha", "Beta"]  # no release day found: most likely behind
+    assert [cell_text(c) for c in rows[1][1:]] == ["1.0", "2025-11-01", "2026-01-02"]
