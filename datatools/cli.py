@@ -10,7 +10,7 @@ import yaml
 from selector.api import answer
 from selector.catalog import COLLECTIONS, SINGLETONS
 
-from . import calibration, guide, startup
+from . import calibration, freshness, guide, startup
 from .coverage import GRIDS, coverage
 from .files import load_data_dir, read_schemas
 from .fixer import fix_dir
@@ -229,7 +229,6 @@ def cmd_fields(args):
 
 
 def cmd_freshness(args):
-    from . import freshness
     try:
         if args.open_issues and args.offline:
             raise freshness.InputError("--open-issues: reads the live feeds; leave out --offline")

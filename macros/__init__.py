@@ -8,10 +8,11 @@ Headings stay Markdown (the table of contents needs them) and their text is esca
 """
 
 import html
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from . import forms, site, views
+from . import feed, forms, site, views
 from .templating import render
 
 # macro name -> (renderer, template, name of the template variable)
@@ -93,9 +94,6 @@ def define_env(env):
     @env.macro
     def recent_changes():
         """The facts the newest commits to data/ changed (git history, read as the feed reads it)."""
-        from pathlib import Path
-
-        from . import feed
         repo = Path(env.conf["config_file_path"]).parent
         return site.stash(render("changes.html", page_url(), **feed.changes_view(feed.data_commits(repo, limit=15))))
 
