@@ -200,9 +200,10 @@ def check_engine(engine, fetch):
         row.update(state="unreadable", line=f"{engine['id']}: could not read the feed: {exc}")
         return row
     row["upstream"] = {"version": version, "released": day, "url": release_page(feed, version)}
+    skipped = sorted(skipped, key=lambda s: version_key(s.split(" ")[0]), reverse=True)
+    ignored = f"; ignored {', '.join(skipped[:3])}" + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "") if skipped else ""
     if skipped:
         row["ignored"] = skipped
-    ignored = f"; ignored {', '.join(skipped)}" if skipped else ""
     data_v = status["latest_version"]
     if normalize(version) == normalize(data_v):
         row.update(state="current", line=f"{engine['id']}: current at {data_v} ({day or 'date not given'}){ignored}")

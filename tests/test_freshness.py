@@ -61,7 +61,7 @@ def test_prerelease_draft_and_yanked_are_ignored_and_named(data_dir):
     proc, rows, lines = run_fixture(data_dir, "prerelease-yanked.json", "mlx-lm", "ollama")
     assert proc.returncode == freshness.EXIT_CURRENT
     assert rows["mlx-lm"]["state"] == rows["ollama"]["state"] == "current"
-    assert lines["mlx-lm"] == "mlx-lm: current at 0.32.2 (2026-10-16); ignored 0.33.0 (yanked), 0.34.0rc1 (pre-release)"
+    assert lines["mlx-lm"] == "mlx-lm: current at 0.32.2 (2026-10-16); ignored 0.34.0rc1 (pre-release), 0.33.0 (yanked)"
     assert lines["ollama"] == "ollama: current at v0.35.0 (2026-09-28); ignored v0.36.0-rc1 (pre-release)"
     assert "v0.36.0" not in json.dumps(rows["ollama"]["upstream"])  # the draft is neither the answer nor named
 
@@ -158,6 +158,17 @@ def test_newest_github_picks_the_highest_stable_not_the_latest_published():
     assert freshness.newest_github(answer)[:2] == ("v1.7.0", "2026-11-23")
     with pytest.raises(freshness.FeedError, match="no stable release .only v2.0.0-rc1"):
         freshness.newest_github([{"tag_name": "v2.0.0-rc1", "prerelease": True}])
+
+
+def test_a_long_run_of_prereleases_is_named_newest_first_and_bounded():
+    engine = {"id": "e", "name": "E", "verified": "2026-12-03",
+              "status": {"latest_version": "1.2.1", "released": "2026-04-20", "release_feed": {"pypi": "e"}}}
+    files = [{"upload_time_iso_8601": "2026-04-20T00:00:00Z"}]
+    answer = {"releases": {"1.2.1": files, **{f"1.3.0rc{i}": files for i in range(12)}, "1.4.0rc1": files}}
+    row = freshness.check_engine(engine, lambda url: answer)
+    assert row["state"] == "current" and len(row["ignored"]) == 13
+    assert row["line"] == ("e: current at 1.2.1 (2026-04-20); ignored 1.4.0rc1 (pre-release), 1.3.0rc11 (pre-release), "
+                           "1.3.0rc10 (pre-release) and 10 more")
 
 
 def test_live_fetch_times_out_instead_of_hanging():
