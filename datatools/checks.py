@@ -8,6 +8,7 @@ document, yielding ``(path, message[, severity])``; :func:`run_checks` turns the
 has its own malformed fixture under ``tests/bad_data``.
 """
 
+import re
 from datetime import date
 from urllib.parse import urlsplit
 
@@ -190,6 +191,55 @@ def check_urls(doc, entries, ctx):
                 parts = None
             if parts is None or parts.scheme != "https" or not parts.netloc or "." not in parts.netloc or " " in value:
                 yield where, f"{value!r} is not a well-formed https URL"
+
+
+# A ref in a GitHub URL that cannot move under the citation: a full commit, or a release tag (v1.2.3,
+# 0.31.3, v0.2.0-20260604, llama.cpp's b10240). Branches other than the default one are refused.
+_COMMIT_RE = re.compile(r"[0-9a-f]{40}")
+_TAG_RE = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.+-]*)?|b\d+")
+_DEFAULT_BRANCHES = ("main", "master")
+
+
+def github_ref(url):
+    """``(owner/repo, ref)`` when ``url`` reads a file or folder of a GitHub repository at a ref
+    (github.com/o/r/blob|tree|raw|blame/REF/..., raw.githubusercontent.com/o/r/REF/...), else None.
+    A ref with slashes cannot be told from the path, so its first segment stands for it."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    segs = [s for s in parts.path.split("/") if s]
+    if host in ("github.com", "www.github.com") and len(segs) >= 4 and segs[2] in ("blob", "tree", "raw", "blame"):
+        owner, repo, rest = segs[0], segs[1], segs[3:]
+    elif host == "raw.githubusercontent.com" and len(segs) >= 3:
+        owner, repo, rest = segs[0], segs[1], segs[2:]
+    else:
+        return None
+    if rest[0] == "refs" and len(rest) >= 3:  # refs/heads/BRANCH or refs/tags/TAG
+        return f"{owner}/{repo}", (rest[2] if rest[1] == "tags" and _TAG_RE.fullmatch(rest[2]) else rest[1] + "/" + rest[2])
+    return f"{owner}/{repo}", rest[0]
+
+
+@doc_check
+def check_pinned_sources(doc, entries, ctx):
+    """A citation that reads a GitHub repository at a branch other than its default one breaks when the
+    branch moves or is deleted: link a commit or a tag. A repository whose default branch is not main or
+    master states it on the source (``default_branch``)."""
+    sources = doc.get("sources") if isinstance(doc.get("sources"), dict) else {}
+    for path, key, value in entries:
+        if key != "url" or not isinstance(value, str):
+            continue
+        found = github_ref(value)
+        if found is None:
+            continue
+        repo, ref = found
+        own = (sources.get(path.removeprefix("sources.")) or {}) if path.startswith("sources.") else {}
+        if ref in _DEFAULT_BRANCHES or _COMMIT_RE.fullmatch(ref) or _TAG_RE.fullmatch(ref) or ref == own.get("default_branch"):
+            continue
+        yield f"{path}.{key}" if path else key, (
+            f"{value!r} reads {repo} at the branch {ref!r}, which can move or vanish; allowed: a 40-digit commit, "
+            "a release tag (v1.2.3, b1234), main or master, or the branch named by this source's default_branch")
 
 
 @check
@@ -430,6 +480,24 @@ def check_glossary(data, ctx):
                                                       "terms are compared ignoring case); merge the two entries")
         else:
             seen[key] = i
+
+
+@check
+def check_others(data, ctx):
+    """Rows of data/others.yaml link to engine pages (``related``), and a system that has a full entry
+    in data/engines/ leaves the table rather than appearing twice."""
+    others = data.get("others")
+    if not others:
+        return
+    engines = ctx.ids("engines")
+    for i, row in enumerate(others["systems"]):
+        if row["id"] in engines:
+            yield "others", None, f"systems[{i}].id", (f"{row['id']!r} has a full entry (data/engines/{row['id']}.yaml); "
+                                                     "remove its row here")
+        for j, ref in enumerate(row.get("related", [])):
+            problem = _ref(ctx, "engines", ref, "engine")
+            if problem:
+                yield "others", None, f"systems[{i}].related[{j}]", problem
 
 
 @check

@@ -11,7 +11,7 @@ import yaml
 from selector.api import answer
 from selector.catalog import COLLECTIONS, SINGLETONS
 
-from . import calibration, guide, startup
+from . import calibration, freshness, guide, startup
 from .coverage import GRIDS, coverage
 from .files import Refused, load_data_dir, read_bytes, read_schemas, refusal
 from .fixer import fix_dir
@@ -256,6 +256,39 @@ def cmd_fields(args):
     return 0
 
 
+def cmd_freshness(args):
+    try:
+        if args.open_issues and args.offline:
+            raise freshness.InputError("--open-issues: reads the live feeds; leave out --offline")
+        settings = freshness.issue_settings() if args.open_issues else None
+        fetch = (freshness.recorded_fetch(freshness.load_recording(args.offline)) if args.offline
+                 else lambda url: freshness.live_fetch(url, token=(settings or (None, None))[1]))
+    except freshness.InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return freshness.EXIT_BAD_INPUT
+    catalog = _load_or_exit(args.data_dir)
+    unknown = [e for e in args.engine or [] if e not in catalog.engines]
+    if unknown:
+        print(f"error: --engine: {unknown[0]!r} is not an engine id; use one of {', '.join(sorted(catalog.engines))}",
+              file=sys.stderr)
+        return freshness.EXIT_BAD_INPUT
+    result = freshness.report(catalog, fetch, args.engine)
+    for row in result["engines"]:
+        print(row["line"], file=sys.stderr)
+    if settings:
+        try:
+            result["issues"] = [{"engine": e, "action": a, "number": n}
+                                for e, a, n in freshness.sync_issues(result["engines"], settings[0], freshness.github_api(settings[1]))]
+        except freshness.FeedError as exc:
+            print(f"error: --open-issues: {exc}", file=sys.stderr)
+            result["issues_error"] = str(exc)
+            result["exit"] = max(result["exit"], freshness.EXIT_UNREADABLE)
+        for item in result.get("issues", []):
+            print(f"{item['engine']}: issue #{item['number']} {item['action']}", file=sys.stderr)
+    print(json.dumps(result, indent=2, sort_keys=True))
+    return result["exit"]
+
+
 def main(argv=None):
     parser = _Parser(prog="python -m selector", description="Inference Engine Map: validate data and choose an engine.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -325,6 +358,17 @@ def main(argv=None):
                    help="rewrite the guide between the fields:start and fields:end markers of FILE (CONTRIBUTING.md)")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_fields)
+    p = sub.add_parser("freshness", help="compare each engine's latest release in the data with its upstream feed (JSON report)",
+                       description="Reads each engine's status.release_feed (GitHub releases or PyPI JSON) and compares the "
+                                   "newest stable release with status.latest_version; pre-releases and yanked versions are "
+                                   "skipped and named. Exit 0: every feed read agrees; 1: an engine is behind; 3: none behind "
+                                   "but a feed could not be read; 2: bad input. Never edits data.")
+    p.add_argument("--offline", metavar="FILE", type=Path, help="read recorded upstream answers from FILE instead of the network")
+    p.add_argument("--engine", action="append", metavar="ID", help="only this engine (repeatable)")
+    p.add_argument("--open-issues", action="store_true",
+                   help="open or update one GitHub issue per engine that is behind (needs GITHUB_TOKEN and GITHUB_REPOSITORY)")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_freshness)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -8,12 +8,13 @@ Headings stay Markdown (the table of contents needs them) and their text is esca
 """
 
 import html
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
 from datatools.files import Refused, read_bytes
 
-from . import forms, site, views
+from . import feed, forms, site, views
 from .templating import render
 
 # macro name -> (renderer, template, name of the template variable)
@@ -26,6 +27,7 @@ TABLES = {
     "scenarios": views.scenarios.scenarios, "tiers_glance": views.tiers.tiers_glance,
     "sources_table": views.sources.sources_table, "stale_facts": views.sources.stale_facts,
     "verified_table": views.sources.verified_table, "renamed_ids": views.sources.renamed_ids,
+    "others_table": views.others.others_table,
 }
 BLOCKS = {"tree_list": (views.tree.tree_list, "tree-list.html"), "tree_diagram": (views.tree.tree_diagram, "tree-diagram.html"),
           "compare": (views.compare.compare, "compare.html"), "glossary": (views.glossary.glossary, "glossary.html")}
@@ -90,6 +92,12 @@ def define_env(env):
         env.macro(lambda fn=fn: site.stash(render("table.html", page_url(), t=fn(cat()), empty="")), name)
     for name, (fn, template) in BLOCKS.items():
         env.macro(lambda fn=fn, template=template: site.stash(render(template, page_url(), **fn(cat()))), name)
+
+    @env.macro
+    def recent_changes():
+        """The facts the newest commits to data/ changed (git history, read as the feed reads it)."""
+        repo = Path(env.conf["config_file_path"]).parent
+        return site.stash(render("changes.html", page_url(), **feed.changes_view(feed.data_commits(repo, limit=15))))
 
     @env.macro
     def matrix():

@@ -193,6 +193,19 @@ def change_lines(commit):
     return lines
 
 
+def changes_view(commits, limit=15):
+    """The freshness page's "recent changes" as plain data: per commit its day, subject and the facts it
+    changed (entry, field, old, new), an engine's entry linking to its page."""
+    out = []
+    for c in commits[:limit]:
+        engines = {PurePosixPath(f).stem for f in c["files"] if f.startswith("data/engines/")}
+        changes = c.get("changes") or {"list": [], "more": 0}
+        facts = [{**f, "href": f"engines/{f['entry']}/" if f["entry"] in engines else None} for f in changes["list"]]
+        out.append({"date": c["date"][:10], "sha": c["sha"][:7], "subject": c["subject"], "facts": facts,
+                    "more": changes["more"], "files": c["files"][:MAX_FILES], "more_files": max(0, len(c["files"]) - MAX_FILES)})
+    return {"commits": out}
+
+
 def entries(commits, base):
     out = []
     for c in commits:

@@ -24,6 +24,7 @@ SINGLETONS = {
     "questions": "questions.schema.json",
     "glossary": "glossary.schema.json",
     "aliases": "aliases.schema.json",
+    "others": "others.schema.json",
 }
 
 
@@ -34,7 +35,7 @@ class Catalog:
         self.raw = raw
         for name in COLLECTIONS:
             setattr(self, name, raw.get(name, {}))
-        for name in SINGLETONS:  # tree, questions, glossary, aliases
+        for name in SINGLETONS:  # tree, questions, glossary, aliases, others
             setattr(self, name, raw.get(name, {}))
         self._renamed = {(a["collection"], a["id"]): a for a in self.aliases.get("aliases", [])}
 

@@ -80,6 +80,8 @@ def _infer_matches(catalog, leaf, answers, fit):
             why.append(catalog.questions["workloads"][item]["label"].lower())
     if answers.get("kv_cache") in rule.get("kv_cache", []):
         why.append(f"the KV cache is {catalog.name_of('quantization', answers['kv_cache'])}")
+    if answers.get("weights") in rule.get("weights", []):
+        why.append(f"the weights are {catalog.name_of('formats', answers['weights'])}")
     return why or None
 
 

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.browser
 
 AXE = Path(os.environ.get("IEM_NODE_MODULES", ROOT / "node_modules")) / "axe-core" / "axe.min.js"
 PAGES = ["", "tiers/l2/", "matrix/", "selector/", "fit/", "overview/", "formats/", "quantization/", "sources/", "tree/", "results/", "engines/llama-cpp/",
+         "field/", "freshness/", "engines/mlx-lm/",
          "compare/?engines=tensorrt-llm,vllm,sglang", "compare/?engines=vllm,sglang&all=1"]
 READY = "#selector-result[data-state=ready]"
 

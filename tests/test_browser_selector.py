@@ -151,7 +151,7 @@ def test_url_query_reproduces_an_answer_and_inputs_update_the_url(page, catalog)
 def test_need_options_follow_scale(page):
     open_page(page, "selector/?scale=local")
     visible = page.eval_on_selector_all("#q-need option:not([hidden])", "os => os.map(o => o.value)")
-    assert set(visible) == {"", "one-command", "edge-cpu", "prototype", "huge-moe-low-vram"}
+    assert set(visible) == {"", "one-command", "edge-cpu", "prototype", "huge-moe-low-vram", "mlx-weights"}
     page.select_option("#q-scale", "service")
     visible = page.eval_on_selector_all("#q-need option:not([hidden])", "os => os.map(o => o.value)")
     assert "moe-prefix" in visible and "edge-cpu" not in visible

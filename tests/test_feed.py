@@ -121,3 +121,21 @@ def test_fact_changes_are_bounded(tmp_path):
     commit_file(tmp_path, "data/engines/e.yaml", "id: e\n" + "".join(f"k{i}: 2\n" for i in range(200)), "two")
     lines = change_lines(data_commits(tmp_path)[0])
     assert len(lines) == MAX_CHANGES + 1 and lines[-1] == f"… and {200 - MAX_CHANGES} more"
+
+
+def test_freshness_page_lists_the_facts_each_commit_changed(tmp_path):
+    from macros.feed import changes_view
+    from macros.templating import render
+    git(tmp_path, "init", "-q")
+    commit_file(tmp_path, "data/engines/vllm.yaml", "id: vllm\nstatus:\n  latest_version: 0.10.0\n", "add vLLM")
+    commit_file(tmp_path, "data/engines/vllm.yaml", "id: vllm\nstatus:\n  latest_version: '<b>0.11</b>'\n", "vLLM <i>0.11</i>")
+    commit_file(tmp_path, "data/glossary.yaml", "terms: []\n", "glossary")
+    view = changes_view(data_commits(tmp_path), limit=2)
+    assert [c["subject"] for c in view["commits"]] == ["glossary", "vLLM <i>0.11</i>"]
+    (fact,) = view["commits"][1]["facts"]
+    assert fact == {"entry": "vllm", "field": "status.latest_version", "old": "0.10.0", "new": "<b>0.11</b>", "href": "engines/vllm/"}
+    assert view["commits"][0]["facts"][0]["href"] is None  # not an engine: no page to link
+    html = render("changes.html", "freshness/", **view)
+    assert '<a href="../engines/vllm/">vllm</a>: <code>status.latest_version</code> 0.10.0 → &lt;b&gt;0.11&lt;/b&gt;' in html
+    assert "vLLM &lt;i&gt;0.11&lt;/i&gt;" in html and "<i>" not in html
+    assert "not a git checkout" in render("changes.html", "freshness/", **changes_view([]))

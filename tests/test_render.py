@@ -383,3 +383,39 @@ def test_every_support_cell_is_the_engines_own_fact(cat):
     html = table_html(views.grids.format_table(cat), "formats/")
     assert re.search(r'data-col="alpha"[^>]*>\s*<span class="iem-support iem-partial" title="beta"', html), html
     assert re.search(r'data-col="beta"[^>]*>\s*<span class="iem-support iem-no" title="not loaded"', html), html
+
+
+def test_others_table_rows_cite_and_link(cat):
+    cat.others = {"systems": [{"id": "gamma", "name": "Gamma <b>", "what": "a plugin", "line": "It runs on X.",
+                               "homepage": "https://example.org/gamma", "related": ["alpha", "beta"], "why_not_full": "young",
+                               "source": "d"}],
+                  "sources": {"d": {"url": "https://example.org/d", "title": "D", "kind": "repository", "as_of": "2026-12-01"}}}
+    t = views.others.others_table(cat)
+    (row,) = t["rows"]
+    assert cell_text(row[0]).startswith("Gamma <b>") and row[0][0] == {"anchor": "other-gamma", "text": "Gamma <b>"}
+    assert cell_text(row[2]) == "It runs on X. (as of 2026-12-01)" and row[2][1]["cite"]["url"] == "https://example.org/d"
+    assert [p["link"]["href"] for p in row[3] if "link" in p] == ["engines/alpha/", "engines/beta/"]
+    html = table_html(t, "field/")
+    assert 'id="other-gamma">Gamma &lt;b&gt;</span>' in html and 'href="../engines/beta/"' in html
+    cat.others = {}
+    assert views.others.others_table(cat)["rows"] == []
+
+
+def test_engine_page_says_latest_release_and_when_checked(cat):
+    facts = views.engines.engine_page(cat, "alpha")["head"]["facts"]
+    row = next(r for r in facts["rows"] if cell_text(r[0]) == "Latest release")
+    assert cell_text(row[1]) == "1.0 (2026-01-01), checked on 2026-01-02" and row[1][1]["cite"]
+    assert facts["rows"].index(row) == 6  # right after Status, near the top
+    cat.engines["alpha"]["status"]["released"] = "unknown"
+    row = next(r for r in views.engines.engine_page(cat, "alpha")["head"]["facts"]["rows"] if cell_text(r[0]) == "Latest release")
+    assert cell_text(row[1]) == "1.0 (release day not found), checked on 2026-01-02"
+
+
+def test_freshness_table_puts_the_stalest_release_first(cat):
+    cat.engines["alpha"]["status"].update(released="2026-03-01")
+    cat.engines["beta"]["status"].update(released="2025-11-01")
+    assert [cell_text(r[0]) for r in views.sources.verified_table(cat)["rows"]] == ["Beta", "Alpha"]
+    cat.engines["alpha"]["status"].update(released="unknown")
+    rows = views.sources.verified_table(cat)["rows"]
+    assert [cell_text(r[0]) for r in rows] == ["Alpha", "Beta"]  # no release day found: most likely behind
+    assert [cell_text(c) for c in rows[1][1:]] == ["1.0", "2025-11-01", "2026-01-02"]

@@ -393,3 +393,40 @@ def test_placeholders_are_warnings_locally(unfilled_skeleton):
     proc = _validate_cli(unfilled_skeleton)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "warning: data/engines/my-engine.yaml: " in proc.stdout
+@pytest.mark.parametrize("url, refused", [
+    ("https://github.com/lmstudio-ai/docs/blob/kayden/docs-additions/0_app/mlx.md", True),
+    ("https://github.com/o/r/tree/feature-x/docs", True),
+    ("https://raw.githubusercontent.com/ai-dynamo/dynamo/docs-website/fern/assets/releases-atom.xml", True),
+    ("https://raw.githubusercontent.com/o/r/refs/heads/next/README.md", True),
+    ("https://github.com/o/r/blob/release/v0.5/README.md", True),
+    ("https://github.com/o/r/blob/abc1234/README.md", True),  # a short hash could be a branch name
+    ("https://github.com/o/r/blob/main/README.md", False),
+    ("https://github.com/o/r/blob/master/README.md", False),
+    ("https://github.com/o/r/blob/dbbfcc516097d1b8390aeed4bf45aa5a1541a899/mlx.md", False),
+    ("https://github.com/o/r/blob/v0.31.3/README.md", False),
+    ("https://github.com/o/r/blob/1.4.1/README.md", False),
+    ("https://github.com/o/r/blob/b10240/README.md", False),
+    ("https://github.com/o/r/blob/v0.2.0-20260604-074434/README.md", False),
+    ("https://raw.githubusercontent.com/o/r/refs/tags/v1.2.0/README.md", False),
+    ("https://github.com/o/r/releases/tag/v1.3.0", False),
+    ("https://github.com/o/r/commit/dbbfcc5", False),
+    ("https://github.com/o/r/pull/12", False),
+    ("https://docs.vllm.ai/en/latest/", False),
+])
+def test_pinned_sources_rule(url, refused):
+    """The pinned-sources check: a branch other than main or master must be a commit or a tag; no network."""
+    from datatools.checks import check_pinned_sources, _iter_walk
+    doc = {"sources": {"s": {"url": url, "title": "t", "kind": "repository", "as_of": "2026-12-01"}}}
+    found = list(check_pinned_sources(doc, list(_iter_walk(doc)), None))
+    assert bool(found) == refused, found
+    if refused:
+        (path, message), = found
+        assert path == "sources.s.url" and repr(url) in message and "allowed:" in message and "\n" not in message
+
+
+def test_pinned_sources_default_branch_is_per_source():
+    from datatools.checks import check_pinned_sources, _iter_walk
+    url = "https://github.com/LMCache/LMCache/blob/dev/README.md"
+    doc = {"sources": {"a": {"url": url, "default_branch": "dev"}, "b": {"url": url}}}
+    found = list(check_pinned_sources(doc, list(_iter_walk(doc)), None))
+    assert [path for path, _ in found] == ["sources.b.url"]

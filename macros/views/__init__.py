@@ -7,7 +7,7 @@ call these functions on small catalogs and check the data.
 """
 
 from . import (
-    common, compare, engines, glossary, grids, matrix, results, scenarios, sources, tables, tiers, tree, trends)
+    common, compare, engines, glossary, grids, matrix, others, results, scenarios, sources, tables, tiers, tree, trends)
 
-__all__ = ["common", "compare", "engines", "glossary", "grids", "matrix", "results", "scenarios", "sources", "tables",
+__all__ = ["common", "compare", "engines", "glossary", "grids", "matrix", "others", "results", "scenarios", "sources", "tables",
            "tiers", "tree", "trends"]

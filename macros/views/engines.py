@@ -17,6 +17,13 @@ def source_list(entry):
     return items
 
 
+def latest_release_text(e):
+    """``0.33.0 (2026-11-02), checked on 2026-12-02``: the release the page describes and when it was checked."""
+    status = e["status"]
+    day = status["released"] if status["released"] != "unknown" else "release day not found"
+    return f"{status['latest_version']} ({day}), checked on {e['verified']}"
+
+
 def engine_page(catalog, engine_id):
     """An engine page as sections: ``{"lede": ..., "sections": [{"heading", "template", "data"}]}``."""
     e = catalog.engines[engine_id]
@@ -34,6 +41,7 @@ def engine_page(catalog, engine_id):
         [text("License"), parts(text(e["license"]["value"]), c(e["license"]))],
         [text("Language"), parts(text(e["language"]["value"]), c(e["language"]))],
         [text("Status"), parts(text(status_text), c(status))],
+        [text("Latest release"), parts(text(latest_release_text(e)), cite(catalog, e, status["release_source"]))],
         [text("Homepage"), ext_link(e["homepage"], e["homepage"])],
     ]
     if e.get("repository"):

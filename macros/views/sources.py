@@ -1,13 +1,13 @@
 """The sources and freshness pages: every citation with the entry that cites it, the facts checked
 longest ago, and when each system was last verified."""
 
-from .common import engine_link, ext_link, link, table, text
+from .common import cite, engine_link, ext_link, link, parts, table, text
 from .results import result_url
 
 
 OWNER_PAGE = {"quantization": "quantization/", "formats": "formats/", "hardware": "quantization/", "gpus": "quantization/",
               "models": "models/", "trends": "trends/", "matrix": "matrix/", "tiers": "overview/", "scenarios": "scenarios/",
-              "results": "results/", "glossary": "glossary/"}
+              "results": "results/", "glossary": "glossary/", "others": "field/"}
 
 
 def owner_link(catalog, collection, entry_id):
@@ -47,8 +47,14 @@ def stale_facts(catalog, limit=40):
 
 
 def verified_table(catalog):
-    rows = [[engine_link(catalog, e["id"]), text(e["verified"])] for e in sorted(catalog.engines.values(), key=lambda e: e["verified"])]
-    return table(["System", "Last verified"], rows)
+    """Engines by how far behind their data may be: no release day first, then the oldest latest release, then
+    the oldest check against upstream."""
+    def age(e):
+        released = e["status"]["released"]
+        return (released != "unknown", released, e["verified"], e["id"])
+    rows = [[engine_link(catalog, e["id"]), parts(text(e["status"]["latest_version"]), cite(catalog, e, e["status"]["release_source"])),
+             text(e["status"]["released"]), text(e["verified"])] for e in sorted(catalog.engines.values(), key=age)]
+    return table(["System", "Latest release in the data", "Released", "Last verified"], rows)
 
 
 def renamed_ids(catalog):
