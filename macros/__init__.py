@@ -44,6 +44,9 @@ def results_markdown(view, page_url):
     stable ``#set-<id>`` anchor) and a placeholder for its section (method, sources, charts, table)."""
     out = [site.stash(render("results-filters.html", page_url, filters=view["filters"], total=view["total"],
                              groups=len(view["groups"])))]
+    if view.get("overview", {}).get("charts"):
+        out.append("## Cost per million tokens by model {#cost-by-model}")
+        out.append(site.stash(render("results-overview.html", page_url, **view["overview"])))
     for g in view["groups"]:
         anchor = f" {{#{g['anchor']}}}" if site.ID_RE.fullmatch(g["id"]) else ""
         out.append("## " + site.md_heading(g["title"]) + anchor)

@@ -6,6 +6,8 @@ The explorer groups rows by comparable set and never draws two sets in one chart
 
 from urllib.parse import urlencode
 
+from selector import costs as cost_rules
+
 from .. import charts
 from .common import engine_link, engines_ordered, enum_labels, link, parts, source, table, text
 
@@ -78,9 +80,11 @@ def result_rows(catalog):
                 per_user, derived_user = round(1000 / tpot, 1), True
             conc = row.get("concurrency", rs["method"].get("concurrency"))
             date, basis = _result_date(rs, row)
+            derived = cost_rules.view(catalog, rs, row)
             out.append({"id": f"r{len(out)}", "set_id": set_id, "set": rs, "group": group, "row": row, "index": i,
                         "per_user": per_user, "derived_user": derived_user, "concurrency": conc,
-                        "date": date, "date_basis": basis,
+                        "date": date, "date_basis": basis, "cost": derived["usd_per_million_tokens"], "price": derived["price"],
+                        "tokens_counted": derived["tokens_counted"], "energy": derived["joules_per_token"],
                         "filters": {"engine": row["engine"], "gpu": row["gpu"], "model": row["model"], "weights": row["weights"],
                                     "set": group, "concurrency": str(conc) if conc else NO_CONCURRENCY}})
     return out
@@ -179,6 +183,23 @@ def _metric_cell(key, value, derived=False):
     return cell
 
 
+TOKENS_SHORT = {"input+output": "input and output tokens", "output": "output tokens", "input": "input tokens"}
+
+
+def _cost_words(r):
+    """How a row's cost was derived, in one sentence (a cell's title, a point's tooltip)."""
+    price = r["price"]
+    return (f"Derived, not measured: ${charts.number(price['value'])} per GPU-hour ({price['source']}) / "
+            f"({charts.number(r['row']['metrics']['throughput_per_gpu'])} tokens/s per GPU x 3600) x 10^6, "
+            f"counting {TOKENS_SHORT[r['tokens_counted']]}")
+
+
+def _cost_cell(r):
+    if r["cost"] is None:
+        return [text("")]
+    return [text(charts.number(r["cost"])), {"mark": "derived", "cls": "derived", "title": _cost_words(r)}]
+
+
 def _row_identity(catalog, r, with_engine=True, with_model=True):
     """What tells a row from the others of its chart, most telling first (a bar's label)."""
     row = r["row"]
@@ -244,6 +265,30 @@ def _scatter(catalog, gid, members, styles):
             "points": points, "legend": _legend(catalog, members, styles), "derived": derived, "derived_shape": charts.SHAPES[0]}
 
 
+def _cost_scatter(catalog, cid, gid, members, styles, title=None):
+    """Cost per million tokens (log scale when it spans a wide range) against output speed per user."""
+    g = SCATTER
+    x = charts.Axis([r["per_user"] for r in members], g["left"], g["width"] - g["right"])
+    y = charts.Axis([r["cost"] for r in members], g["height"] - g["bottom"], g["top"])
+    points = []
+    for r in sorted(members, key=lambda r: (r["per_user"], r["id"])):
+        figures = [f"${charts.number(r['cost'])} per million {TOKENS_SHORT[r['tokens_counted']]} (derived from "
+                   f"${charts.number(r['price']['value'])} per GPU-hour)",
+                   f"{charts.number(r['per_user'])} output tokens/s per user" + (" (derived from median TPOT)" if r["derived_user"] else "")]
+        points.append({"row": r["id"], "attrs": r["filters"], "x": x(r["per_user"]), "y": y(r["cost"]), "derived": r["derived_user"],
+                       "title": _row_title(catalog, r, figures), **styles[r["row"]["engine"]]})
+    scale = [name for name, axis in (("per-user speed", x), ("cost", y)) if axis.log]
+    counted = sorted({TOKENS_SHORT[r["tokens_counted"]] for r in members})
+    return {"kind": "scatter", "id": cid, "set": gid, "width": g["width"], "height": g["height"], "extra": True,
+            "plot": {"left": g["left"], "right": g["width"] - g["right"], "top": g["top"], "bottom": g["height"] - g["bottom"]},
+            "title": title or f"Cost per million tokens against output speed per user, {len(points)} rows",
+            "scale_note": ("logarithmic scale on " + " and ".join(scale)) if scale else None,
+            "x": {"label": "Output tokens/s per user" + (" (log scale)" if x.log else ""), "ticks": x.tick_marks()},
+            "y": {"label": "USD per million " + " / ".join(counted) + (" (log)" if y.log else ""), "ticks": y.tick_marks()},
+            "points": points, "legend": _legend(catalog, members, styles), "derived": any(p["derived"] for p in points),
+            "derived_shape": charts.SHAPES[0], "cost": True}
+
+
 def _bars(catalog, gid, members, styles, key):
     g = BARS
     label, unit = RESULT_METRICS[key]
@@ -280,34 +325,49 @@ def _group_charts(catalog, gid, members, styles):
     if barred:
         out.append(_bars(catalog, gid, barred, styles, key))
     missing = len(rest) - len(barred)
+    costed = [r for r in members if r["cost"] is not None and r["per_user"] is not None]
+    if costed:  # drawn besides the charts above: the same rows, priced
+        out.append(_cost_scatter(catalog, f"chart-{gid}-cost", gid, costed, styles))
     return out, missing
 
 
 def _group_table(catalog, title, method, members):
+    """The set's table: the engine, then the figures people come for (the set's headline figure, its
+    cost, per-user speed, energy) so they show without scrolling sideways, then what sets rows apart."""
+    headline = _headline(members)
     metrics = [k for k in RESULT_METRICS if any(k in r["row"]["metrics"] for r in members)
                or (k == "output_tps_per_user" and any(r["derived_user"] for r in members))]
+    first = [k for k in (headline, "output_tps_per_user", "energy_j_per_token") if k in metrics]
+    metrics = first + [k for k in metrics if k not in first]
+    costed = any(r["cost"] is not None for r in members)
+    figures = [(k, f"{RESULT_METRICS[k][0]} ({RESULT_METRICS[k][1]})") for k in metrics]
+    if costed:
+        figures.insert(1 if headline in metrics else 0, ("cost", "Cost per million tokens (USD, derived)"))
     own_lengths = any(r["row"].get("input_tokens") or r["row"].get("output_tokens") for r in members)
-    headers = ["Engine", "Version", "System or submitter", "GPU × count", "Model", "Weights", "KV cache", "Parallelism",
-               "Concurrency"] + (["Input / output tokens"] if own_lengths else [])
-    headers += [f"{RESULT_METRICS[k][0]} ({RESULT_METRICS[k][1]})" for k in metrics] + ["Date", "Marks and notes", "Source"]
+    headers = ["Engine"] + [h for _, h in figures] + ["GPU × count", "Model", "Weights", "Concurrency", "Version",
+                                                      "System or submitter", "KV cache", "Parallelism"]
+    headers += (["Input / output tokens"] if own_lengths else []) + ["Date", "Marks and notes", "Source"]
     rows = []
     for r in members:
         row, rs = r["row"], r["set"]
         gpu = f"{row['gpus']} × {catalog.name_of('gpus', row['gpu'])}" + (f" ({row['backend']})" if row.get("backend") else "")
-        cells = [[engine_link(catalog, row["engine"])], [text(row.get("engine_version", ""))],
-                 [text(row.get("system") or rs["measured_by"])], [text(gpu)], [text(catalog.name_of("models", row["model"]))],
-                 [text(catalog.name_of("quantization", row["weights"]))],
-                 [text(catalog.name_of("quantization", row["kv"]) if row.get("kv") else "16-bit (default)")],
-                 [text(row.get("parallelism", ""))], [text(r["concurrency"] or "not fixed")]]
+        cells = [[engine_link(catalog, row["engine"])]]
+        for k, _ in figures:
+            if k == "cost":
+                cells.append(_cost_cell(r))
+            elif k == "output_tps_per_user":
+                cells.append(_metric_cell(k, r["per_user"], r["derived_user"]))
+            else:
+                cells.append(_metric_cell(k, row["metrics"].get(k)))
+        cells += [[text(gpu)], [text(catalog.name_of("models", row["model"]))], [text(catalog.name_of("quantization", row["weights"]))],
+                  [text(r["concurrency"] or "not fixed")], [text(row.get("engine_version", ""))],
+                  [text(row.get("system") or rs["measured_by"])],
+                  [text(catalog.name_of("quantization", row["kv"]) if row.get("kv") else "16-bit (default)")],
+                  [text(row.get("parallelism", ""))]]
         if own_lengths:
             i = row.get("input_tokens", rs["method"].get("input_tokens"))
             o = row.get("output_tokens", rs["method"].get("output_tokens"))
             cells.append([text(f"{i or '?'} / {o or '?'}")])
-        for k in metrics:
-            if k == "output_tps_per_user":
-                cells.append(_metric_cell(k, r["per_user"], r["derived_user"]))
-            else:
-                cells.append(_metric_cell(k, row["metrics"].get(k)))
         cells.append([text(r["date"]), {"small": r["date_basis"]}])
         notes = [dict(m) for m in _result_marks(rs)]
         if row.get("variant"):
@@ -322,8 +382,7 @@ def _group_table(catalog, title, method, members):
     told = "; ".join(f"{label.lower()}: {said[label][0]}" for label in ("Tool", "Lengths", "Concurrency")
                      if label in said and len(said[label]) == 1)
     caption = f"{title}. {told[:1].upper()}{told[1:]}"
-    lead = len(headers) - len(metrics) - 3  # the columns before the figures
-    headers, rows, common = _lift_common_columns(headers, rows, figures=range(lead, lead + len(metrics)))
+    headers, rows, common = _lift_common_columns(headers, rows, figures=range(1, 1 + len(figures)))
     if common:
         names = [c["label"] if c["label"].startswith("GPU") else c["label"].lower() for c in common]
         caption += ". The same in every row, given above the table: " + "; ".join(names)
@@ -381,6 +440,36 @@ def result_groups(catalog, rows=None):
     return groups
 
 
+def cost_overview(catalog, rows, groups, limit=10):
+    """The default view: for each model, cost per million tokens against per-user speed in the comparable
+    set that prices it on the most GPU types (one set per chart, as everywhere); the models compared on
+    the most GPU types come first."""
+    styles = _styles(catalog, rows)
+    picks = []
+    for model in sorted({r["row"]["model"] for r in rows}):
+        best = None
+        for g in groups:
+            members = [r for r in g["members"] if r["row"]["model"] == model and r["cost"] is not None and r["per_user"] is not None]
+            if not members:
+                continue
+            rank = (len({r["row"]["gpu"] for r in members}), len(members), g["id"])
+            if best is None or rank > best[0]:
+                best = (rank, g, members)
+        if best:
+            picks.append(best)
+    picks.sort(key=lambda p: (-p[0][0], -p[0][1], catalog.name_of("models", p[2][0]["row"]["model"]).lower()))
+    out = []
+    for (gpus, n, _), g, members in picks[:limit]:
+        name = catalog.name_of("models", members[0]["row"]["model"])
+        out.append({"model": name, "group": g["id"], "anchor": g["anchor"], "group_title": g["title"], "gpus": gpus,
+                    "chart": _cost_scatter(catalog, f"chart-overview-{members[0]['row']['model']}", g["id"], members, styles,
+                                           title=f"{name}: cost per million tokens against output speed per user, {n} rows on "
+                                                 f"{gpus} GPU type{'s' if gpus != 1 else ''}")})
+    prices = sorted({r["row"]["gpu"] for r in rows if r["price"]})
+    return {"charts": out, "rule": cost_rules.PRICE_RULE,
+            "prices": [{"gpu": catalog.name_of("gpus", gpu), "price": cost_rules.gpu_price(catalog, gpu)} for gpu in prices]}
+
+
 def _filter_options(catalog, rows, groups):
     counts = {}
     for r in rows:
@@ -420,6 +509,7 @@ def results_explorer(catalog):
     rows = result_rows(catalog)
     groups = result_groups(catalog, rows)
     return {"filters": _filter_options(catalog, rows, groups), "total": len(rows), "sets": len(catalog.results),
+            "overview": cost_overview(catalog, rows, groups),
             "groups": [{k: v for k, v in g.items() if k not in ("members", "models", "rank")} for g in groups]}
 
 

@@ -1,0 +1,63 @@
+"""Cost per million tokens on the explorer (built from selector.costs, the CLI's arithmetic): the column
+that follows the headline figure, the cost chart of each set and the default view of one chart per model."""
+
+import pytest
+
+from macros import charts as chartlib, views
+from selector import costs
+
+
+def cell_text(cell):
+    return " ".join(str(p.get("text", p.get("mark", ""))) for p in cell)
+
+
+@pytest.fixture(scope="module")
+def explorer(catalog):
+    rows = views.results.result_rows(catalog)
+    return rows, views.results.result_groups(catalog, rows)
+
+
+def test_cost_column_follows_the_headline_and_equals_the_cli(catalog, explorer):
+    rows, groups = explorer
+    cli = costs.results(catalog)["rows"]
+    assert len(cli) == len(rows)
+    by_id = {r["id"]: c for r, c in zip(rows, cli)}
+    g = next(g for g in groups if g["id"] == "inferencex-dsr1-1k1k")
+    headers = [cell_text(h) for h in g["table"]["headers"]]
+    assert headers[:4] == ["Engine", "Throughput per GPU (tokens/s)", "Cost per million tokens (USD, derived)",
+                           "Output speed per user (tokens/s)"]
+    seen = 0
+    for row in g["table"]["rows"]:
+        want = by_id[row["id"]]["usd_per_million_tokens"]
+        cell = row["cells"][2]
+        if want is None:
+            assert cell_text(cell) == ""
+            continue
+        seen += 1
+        assert cell[0]["text"] == chartlib.number(want)
+        assert cell[1]["mark"] == "derived" and "not measured" in cell[1]["title"]
+    assert seen > 50
+
+
+def test_each_priced_set_has_a_cost_chart_of_its_own_rows(explorer):
+    _, groups = explorer
+    priced = [g for g in groups if any(c.get("cost") for c in g["charts"])]
+    assert len(priced) >= 10
+    for g in priced:
+        chart = next(c for c in g["charts"] if c.get("cost"))
+        assert chart["set"] == g["id"] and all(p["attrs"]["set"] == g["id"] for p in chart["points"])
+        assert chart["y"]["label"].startswith("USD per million")
+        for p in chart["points"]:
+            assert chart["plot"]["top"] <= p["y"] <= chart["plot"]["bottom"]
+
+
+def test_default_view_one_chart_per_model_most_gpus_first(catalog, explorer):
+    rows, groups = explorer
+    view = views.results.cost_overview(catalog, rows, groups)
+    charts = view["charts"]
+    assert charts and charts[0]["model"] == "DeepSeek-R1"  # compared on the most GPU types
+    assert len({c["model"] for c in charts}) == len(charts)
+    assert [c["gpus"] for c in charts] == sorted((c["gpus"] for c in charts), reverse=True)
+    for c in charts:
+        assert {p["attrs"]["set"] for p in c["chart"]["points"]} == {c["group"]}
+    assert {p["gpu"] for p in view["prices"]} >= {"NVIDIA H100 SXM", "NVIDIA B200", "AMD Instinct MI300X"}
