@@ -281,10 +281,11 @@ def _cost_scatter(catalog, cid, gid, members, styles, title=None):
     counted = sorted({TOKENS_SHORT[r["tokens_counted"]] for r in members})
     return {"kind": "scatter", "id": cid, "set": gid, "width": g["width"], "height": g["height"], "extra": True,
             "plot": {"left": g["left"], "right": g["width"] - g["right"], "top": g["top"], "bottom": g["height"] - g["bottom"]},
-            "title": title or f"Cost per million tokens against output speed per user, {len(points)} rows",
+            "title": (title or f"Cost per million tokens against output speed per user, {len(points)} rows")
+                     + f" (tokens counted: {' / '.join(counted)})",
             "scale_note": ("logarithmic scale on " + " and ".join(scale)) if scale else None,
             "x": {"label": "Output tokens/s per user" + (" (log scale)" if x.log else ""), "ticks": x.tick_marks()},
-            "y": {"label": "USD per million " + " / ".join(counted) + (" (log)" if y.log else ""), "ticks": y.tick_marks()},
+            "y": {"label": "USD per million tokens" + (" (log scale)" if y.log else ""), "ticks": y.tick_marks()},
             "points": points, "legend": _legend(catalog, members, styles), "derived": any(p["derived"] for p in points),
             "derived_shape": charts.SHAPES[0], "cost": True}
 
