@@ -17,6 +17,9 @@ TOKENS_COUNTED = {  # method.tokens_counted -> words
 }
 
 
+TOKENS_SHORT = {"input+output": "input and output tokens", "output": "output tokens", "input": "input tokens"}
+
+
 class CostError(ValueError):
     """A bad option: ``str()`` is one line naming the option, the value and what is allowed."""
 

@@ -136,3 +136,30 @@ def test_headline_and_cost_show_without_scrolling(browser, site_server, size, sc
     assert re.match(r"DeepSeek-R1: cost per million tokens", first)
     context.close()
     assert not errors
+
+
+@pytest.mark.parametrize("size, scheme", VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
+def test_compare_shows_cost_rows(browser, site_server, catalog, size, scheme):
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site_server.url + "compare/?engines=sglang,tensorrt-llm,dynamo")
+    page.wait_for_function("() => !document.querySelector('#compare-table[data-pending]')")
+    row = page.locator("#compare-table tr[data-row]", has_text="Lowest cost per million").first
+    row.scroll_into_view_if_needed()
+    assert row.is_visible()
+    shown = row.evaluate("""(tr) => [...tr.querySelectorAll('td')].filter((td) => td.checkVisibility())
+        .map((td) => [td.dataset.col, td.textContent.trim().split(' ')[0]])""")
+    python = next(r for r in views.compare.compare(catalog)["rows"]
+                  if r["group"] == "Measured results" and r["label"][0].get("text", "").startswith("Lowest cost"))
+    engines = [e["id"] for e in views.compare.compare(catalog)["engines"]]
+    want = {eid: cell[0].get("text", cell[0].get("unknown", "")).split(" ")[0] for eid, cell in zip(engines, python["cells"])}
+    assert [c for c, _ in shown] == ["sglang", "tensorrt-llm", "dynamo"]
+    for col, text in shown:
+        assert text == want[col], (col, text, want[col])
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"compare-cost-{size}-{scheme}.png"))
+    context.close()
+    assert not errors

@@ -61,3 +61,22 @@ def test_default_view_one_chart_per_model_most_gpus_first(catalog, explorer):
     for c in charts:
         assert {p["attrs"]["set"] for p in c["chart"]["points"]} == {c["group"]}
     assert {p["gpu"] for p in view["prices"]} >= {"NVIDIA H100 SXM", "NVIDIA B200", "AMD Instinct MI300X"}
+
+
+def test_compare_cost_rows_quote_each_engines_cheapest_priced_row(catalog, explorer):
+    rows, _ = explorer
+    view = views.compare.compare(catalog)
+    engines = [e["id"] for e in view["engines"]]
+    cost_rows = [r for r in view["rows"] if r["group"] == "Measured results" and r["label"][0]["text"].startswith("Lowest cost")]
+    assert cost_rows
+    first = cost_rows[0]
+    assert "DeepSeek-R1" in first["label"][0]["text"]
+    set_title = first["label"][2]["small"]
+    members = [r for r in rows if r["cost"] is not None and r["set"]["title"] == set_title and r["row"]["model"] == "deepseek-r1"]
+    for eid, cell in zip(engines, first["cells"]):
+        own = [r for r in members if r["row"]["engine"] == eid]
+        if not own:
+            assert cell == [{"unknown": "no priced row"}]
+            continue
+        assert cell[0]["text"] == "$" + chartlib.number(min(r["cost"] for r in own))
+        assert cell[1]["span"] == "(derived)" and "not measured" in cell[1]["title"]

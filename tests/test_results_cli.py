@@ -116,3 +116,19 @@ def test_energy_is_only_measured_with_its_boundary(every_row):
     for r in energy:
         assert r["joules_per_token"]["boundary"] in ("system", "accelerator")
         assert r["joules_per_token"]["value"] == r["metrics"]["energy_j_per_token"]
+
+
+def test_quoted_measured_rows_carry_their_derived_cost(catalog):
+    from selector import costs, measured
+    quoted = measured.rows_for(catalog, gpu="b200", model="deepseek-r1", limit=3)
+    assert quoted
+    for q in quoted:
+        rs = catalog.results[q["set"]]
+        row = next(r for r in rs["rows"] if r["gpu"] == "b200" and r["model"] == "deepseek-r1"
+                   and r["metrics"].get(q["metric"]) == q["value"])
+        assert q["usd_per_million_tokens"] == costs.view(catalog, rs, row)["usd_per_million_tokens"]
+        assert "Derived cost: about $" in q["text"] and "list price" in q["text"]
+        assert q["price"]["list_price"] and q["tokens_counted"]
+    # a single-sequence decode row has no per-GPU throughput, so no cost is quoted
+    solo = measured.rows_for(catalog, gpu="rtx-4090", model="llama-2-7b", limit=1)
+    assert solo and solo[0]["usd_per_million_tokens"] is None and "Derived cost" not in solo[0]["text"]

@@ -183,7 +183,7 @@ def _metric_cell(key, value, derived=False):
     return cell
 
 
-TOKENS_SHORT = {"input+output": "input and output tokens", "output": "output tokens", "input": "input tokens"}
+TOKENS_SHORT = cost_rules.TOKENS_SHORT
 
 
 def _cost_words(r):
@@ -583,3 +583,35 @@ def results_compare_cell(counts, engine_id):
         return [{"unknown": "none yet"}]
     return [link(result_url(engine=engine_id),
                  f"{c['rows']} row{'s' if c['rows'] != 1 else ''} in {c['sets']} comparable set{'s' if c['sets'] != 1 else ''}")]
+
+
+def compare_costs(catalog, engine_ids, limit=4):
+    """The compare view's cost rows: for each (model, comparable set) that prices rows of two or more
+    engines, the engines compared on most first, each engine's cheapest priced row with its GPU and
+    per-user speed; an engine without a priced row there says so."""
+    rows = [r for r in result_rows(catalog) if r["cost"] is not None]
+    pairs = {}
+    for r in rows:
+        pairs.setdefault((r["row"]["model"], r["group"]), []).append(r)
+    ranked = sorted(pairs.items(), key=lambda kv: (-len({r["row"]["engine"] for r in kv[1]}), -len(kv[1]), kv[0]))
+    out = []
+    for (model, gid), members in ranked[:limit]:
+        if len({r["row"]["engine"] for r in members}) < 2:
+            break
+        title = members[0]["set"]["title"] if len({r["set_id"] for r in members}) == 1 else gid
+        cells = []
+        for eid in engine_ids:
+            own = [r for r in members if r["row"]["engine"] == eid]
+            if not own:
+                cells.append([{"unknown": "no priced row"}])
+                continue
+            best = min(own, key=lambda r: (r["cost"], r["id"]))
+            where = f"{best['row']['gpus']}× {catalog.name_of('gpus', best['row']['gpu'])}"
+            speed = f", {charts.number(best['per_user'])} tokens/s per user" if best["per_user"] is not None else ""
+            cells.append([text(f"${charts.number(best['cost'])}"), {"span": "(derived)", "title": _cost_words(best)},
+                          {"br": True}, {"small": f"{where}{speed}"}, {"br": True},
+                          link(result_url(engine=eid, model=model, set=gid), f"{len(own)} priced row{'s' if len(own) != 1 else ''}")])
+        label = [text(f"Lowest cost per million {TOKENS_SHORT[members[0]['tokens_counted']]}, "
+                      f"{catalog.name_of('models', model)}"), {"br": True}, {"small": title}]
+        out.append((label, cells))
+    return out
