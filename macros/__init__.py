@@ -47,6 +47,9 @@ def results_markdown(view, page_url):
     if view.get("overview", {}).get("charts"):
         out.append("## Cost per million tokens by model {#cost-by-model}")
         out.append(site.stash(render("results-overview.html", page_url, **view["overview"])))
+    if view.get("load"):
+        out.append("## Load: where the cheapest setup changes {#load}")
+        out.append(site.stash(render("results-load.html", page_url, curves=view["load"])))
     for g in view["groups"]:
         anchor = f" {{#{g['anchor']}}}" if site.ID_RE.fullmatch(g["id"]) else ""
         out.append("## " + site.md_heading(g["title"]) + anchor)

@@ -163,3 +163,35 @@ def test_compare_shows_cost_rows(browser, site_server, catalog, size, scheme):
     page.screenshot(path=str(SCREENS / f"compare-cost-{size}-{scheme}.png"))
     context.close()
     assert not errors
+
+
+@pytest.mark.parametrize("size, scheme", [("desktop", "light"), ("phone", "dark")])
+def test_load_control_shows_one_measured_load(browser, site_server, catalog, size, scheme):
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site_server.url + "results/")
+    page.wait_for_selector(READY)
+    curves = views.results.load_curves(catalog)
+    first = curves[0]
+    form = page.locator(f'form.iem-load[data-load="{first["id"]}"]')
+    form.scroll_into_view_if_needed()
+    # before any move every load shows (the page as built, also without JavaScript)
+    assert form.locator("tr[data-level]:visible").count() == len(first["levels"])
+    form.locator("input[type=range]").evaluate("(r) => { r.value = '2'; r.dispatchEvent(new Event('input')); }")
+    assert form.locator("tr[data-level]:visible").count() == 1
+    level = first["levels"][2]
+    assert form.locator("output").text_content() == f"{level['level']:,} concurrent requests"
+    cells = form.locator("tr[data-level='2'] td").all_text_contents()
+    for shown, cell in zip(cells, level["cells"]):
+        if cell is None:
+            assert shown.strip() == "not measured at this load"
+        elif cell["cost"]:
+            assert f"${cell['cost']} per million" in shown and f"{cell['total']} tokens/s in all" in shown
+    assert cells[-1].strip() == (level["cheapest"] or "no priced setup")
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    form.screenshot(path=str(SCREENS / f"results-load-{size}-{scheme}.png"))
+    context.close()
+    assert not errors

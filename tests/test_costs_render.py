@@ -80,3 +80,23 @@ def test_compare_cost_rows_quote_each_engines_cheapest_priced_row(catalog, explo
             continue
         assert cell[0]["text"] == "$" + chartlib.number(min(r["cost"] for r in own))
         assert cell[1]["span"] == "(derived)" and "not measured" in cell[1]["title"]
+
+
+def test_load_curves_compare_measured_setups_at_the_same_load(catalog, explorer):
+    rows, _ = explorer
+    curves = views.results.load_curves(catalog, rows)
+    assert curves
+    by_id = {r["id"]: r for r in rows}
+    for c in curves:
+        assert len(c["series"]) >= 2
+        for level in c["levels"]:
+            measured = [cell for cell in level["cells"] if cell]
+            assert len(measured) >= 2  # "cheapest" only where two setups were measured at this load
+            for cell in measured:
+                r = by_id[cell["row"]]
+                assert r["concurrency"] == level["level"] and r["group"] == c["set"]
+            priced = [(by_id[cell["row"]]["cost"], name) for cell, name in zip(level["cells"], c["series"])
+                      if cell and by_id[cell["row"]]["cost"] is not None]
+            assert level["cheapest"] == (min(priced)[1] if priced else None)
+        for change in c["changes"]:
+            assert change["from"] != change["to"]

@@ -510,7 +510,7 @@ def results_explorer(catalog):
     rows = result_rows(catalog)
     groups = result_groups(catalog, rows)
     return {"filters": _filter_options(catalog, rows, groups), "total": len(rows), "sets": len(catalog.results),
-            "overview": cost_overview(catalog, rows, groups),
+            "overview": cost_overview(catalog, rows, groups), "load": load_curves(catalog, rows),
             "groups": [{k: v for k, v in g.items() if k not in ("members", "models", "rank")} for g in groups]}
 
 
@@ -614,4 +614,81 @@ def compare_costs(catalog, engine_ids, limit=4):
         label = [text(f"Lowest cost per million {TOKENS_SHORT[members[0]['tokens_counted']]}, "
                       f"{catalog.name_of('models', model)}"), {"br": True}, {"small": title}]
         out.append((label, cells))
+    return out
+
+
+def load_curves(catalog, rows=None, pairs=4, width=6):
+    """The load control: for the (model, comparable set) pairs measured at the most loads, each setup's
+    per-user speed, total throughput and cost at every concurrency it was measured at (measured curves,
+    one set only), and where the cheapest measured setup changes as the load grows."""
+    rows = result_rows(catalog) if rows is None else rows
+    by_pair = {}
+    for r in rows:
+        if r["concurrency"] and r["per_user"] is not None and "throughput_per_gpu" in r["row"]["metrics"]:
+            row = r["row"]
+            key = (row["engine"], row["gpu"], row["gpus"], row["weights"], row.get("parallelism"), row.get("variant"), row.get("system"))
+            by_pair.setdefault((row["model"], r["group"]), {}).setdefault(key, {})
+            by_pair[(row["model"], r["group"])][key].setdefault(r["concurrency"], r)  # first row at a load stands
+    out = []
+    ranked = []
+    for (model, gid), series in by_pair.items():
+        curves = {k: v for k, v in series.items() if len(v) >= 3}
+        if len(curves) >= 2:
+            ranked.append((-len(curves), -sum(len(v) for v in curves.values()), model, gid, curves))
+    ranked.sort(key=lambda x: x[:4])
+    for _, _, model, gid, curves in ranked[:pairs]:
+        chosen = sorted(curves.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][1], kv[0][2]))[:width]
+        names = []
+        for key, points in chosen:
+            r = next(iter(points.values()))
+            names.append(" · ".join([catalog.name_of("engines", key[0]), f"{key[2]}× {catalog.name_of('gpus', key[1])}",
+                                     catalog.name_of("quantization", key[3])] + [k for k in key[4:6] if k]))
+        # loads at which two or more of these setups were measured: only there is "cheapest" a comparison
+        levels = sorted(c for c in {c for _, points in chosen for c in points} if sum(c in points for _, points in chosen) >= 2)
+        table, cheapest, changes = [], [], []
+        for level in levels:
+            cells = []
+            best = None
+            for i, (key, points) in enumerate(chosen):
+                r = points.get(level)
+                if not r:
+                    cells.append(None)
+                    continue
+                total = round(r["row"]["metrics"]["throughput_per_gpu"] * r["row"]["gpus"], 1)
+                cells.append({"row": r["id"], "per_user": charts.number(r["per_user"]), "total": charts.number(total),
+                              "cost": charts.number(r["cost"]) if r["cost"] is not None else None,
+                              "derived_user": r["derived_user"]})
+                if r["cost"] is not None and (best is None or r["cost"] < best[1]):
+                    best = (i, r["cost"])
+            winner = names[best[0]] if best else None
+            last = next((w for w in reversed(cheapest) if w), None)
+            if winner and last and winner != last:
+                changes.append({"at": level, "from": last, "to": winner})
+            cheapest.append(winner)
+            table.append({"level": level, "cells": cells, "cheapest": winner})
+        g_title = next(r["set"]["title"] for r in rows if r["group"] == gid)
+        pid = f"load-{model}-{gid}"
+        body = []
+        for i, level in enumerate(table):
+            cells = [[text(f"{level['level']:,}")]]
+            for c in level["cells"]:
+                if c is None:
+                    cells.append([{"unknown": "not measured at this load"}])
+                    continue
+                cells.append([text(f"{c['per_user']} tokens/s per user" + (" (derived)" if c["derived_user"] else "")), {"br": True},
+                              {"small": f"{c['total']} tokens/s in all"}]
+                             + ([{"br": True}, text(f"${c['cost']} per million"), {"mark": "derived", "cls": "derived",
+                                                                                     "title": "Derived from cited list prices"}]
+                                if c["cost"] else []))
+            cells.append([text(level["cheapest"] or "no priced setup")])
+            body.append({"id": f"{pid}-{i}", "attrs": {"level": str(i)}, "cells": cells})
+        said = ("; ".join(f"at {c['at']:,} concurrent requests the cheapest priced setup becomes {c['to']}" for c in changes)
+                if changes else "the same priced setup stays cheapest at every load measured here")
+        out.append({"id": pid, "model": catalog.name_of("models", model), "set": gid, "set_title": g_title,
+                    "anchor": f"set-{gid}", "series": names, "levels": table, "changes": changes, "said": said,
+                    "table": {"caption": f"{catalog.name_of('models', model)}, {g_title}: per-user speed, total throughput and "
+                                         f"derived cost at each load, from measured rows of this set only",
+                              "headers": [[text("Concurrent requests")]] + [[text(n)] for n in names]
+                                         + [[text("Cheapest measured here")]],
+                              "rows": body, "common": []}})
     return out

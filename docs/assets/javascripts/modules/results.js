@@ -36,7 +36,27 @@ function setIfChanged(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
+// The load control: a slider over the loads the build listed shows that load's row of the table and
+// names it; without JavaScript (or before the first move) every load shows.
+function mountLoad() {
+  for (const form of document.querySelectorAll("form.iem-load")) {
+    if (form.dataset.mounted) continue;
+    form.dataset.mounted = "1";
+    const range = form.querySelector("input[type=range]");
+    const output = form.querySelector("output");
+    const rows = [...form.querySelectorAll("tr[data-level]")];
+    const show = () => {
+      for (const tr of rows) tr.hidden = tr.dataset.level !== range.value;
+      const row = rows.find((tr) => tr.dataset.level === range.value);
+      output.textContent = row ? `${row.querySelector("th").textContent} concurrent requests` : "";
+    };
+    range.addEventListener("input", show);
+    form.addEventListener("submit", (event) => event.preventDefault());
+  }
+}
+
 export function mountResults() {
+  mountLoad();
   const form = document.getElementById("results-filter");
   if (!form || form.dataset.mounted) return;
   form.dataset.mounted = "1";
