@@ -611,6 +611,46 @@ def check_results_comparable(data, ctx):
 
 
 @check
+def check_results_costs_and_energy(data, ctx):
+    """A cost needs to know which tokens a throughput counts; an energy figure needs its power boundary."""
+    for set_id, rs in data.get("results", {}).items():
+        method = rs["method"]
+        rows = rs["rows"]
+        if "tokens_counted" not in method and any("throughput_per_gpu" in r["metrics"] for r in rows):
+            yield "results", set_id, "method.tokens_counted", ("is missing but rows have throughput_per_gpu; say which tokens it counts "
+                                                               "(input+output, output or input) so the cost per million tokens can be derived")
+        powered = [i for i, r in enumerate(rows) if {"energy_j_per_token", "power_w"} & set(r["metrics"])]
+        if powered and "power_boundary" not in method:
+            yield "results", set_id, "method.power_boundary", (f"is missing but rows[{powered[0]}] has a power or energy figure; "
+                                                               "say what the power covers (system or accelerator)")
+        for i in powered:
+            m = rows[i]["metrics"]
+            tps = m.get("throughput_total") or (m["throughput_per_gpu"] * rows[i]["gpus"] if "throughput_per_gpu" in m else None)
+            if "energy_j_per_token" in m and "power_w" in m and tps:
+                expect = m["power_w"] / tps
+                if abs(expect - m["energy_j_per_token"]) > 0.02 * expect:
+                    yield "results", set_id, f"rows[{i}].metrics.energy_j_per_token", (
+                        f"{m['energy_j_per_token']:g} J per token, but {m['power_w']:g} W / {tps:g} tokens/s = {expect:.4g} J per token")
+
+
+@check
+def check_prices(data, ctx):
+    """Prices name a known GPU, and an instance price says how many GPUs it buys."""
+    for pid, pl in data.get("prices", {}).items():
+        for i, p in enumerate(pl["prices"]):
+            msg = _ref(ctx, "gpus", p["gpu"], "GPU")
+            if msg:
+                yield "prices", pid, f"prices[{i}].gpu", msg
+            if p["per"] == "instance" and "gpus_per_instance" not in p:
+                yield "prices", pid, f"prices[{i}].gpus_per_instance", ("is missing: an instance price is divided by the GPUs it "
+                                                                        "holds to give the price per GPU-hour")
+            if p["per"] == "gpu" and "gpus_per_instance" in p:
+                yield "prices", pid, f"prices[{i}].gpus_per_instance", "only goes with per: instance (this price is already per GPU)"
+            if ctx.today and str(p["as_of"]) > str(ctx.today):
+                yield "prices", pid, f"prices[{i}].as_of", f"{p['as_of']} is in the future"
+
+
+@check
 def check_support_coverage(data, ctx):
     """Notes (listed by ``validate --warnings``): the cells of each engine's grids that no source documents yet."""
     per_engine, _ = coverage(data)

@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from selector.api import answer
+from selector import costs
 from selector.catalog import COLLECTIONS, SINGLETONS
 
 from . import calibration, freshness, guide, startup
@@ -41,7 +42,8 @@ LABELS = {"hardware": ("hardware family", "hardware families"), "gpus": ("GPU", 
           "formats": ("format", "formats"), "quantization": ("quantization scheme", "quantization schemes"),
           "models": ("model", "models"), "engines": ("engine", "engines"), "tiers": ("tier", "tiers"),
           "trends": ("trend", "trends"), "matrix": ("matrix dimension", "matrix dimensions"),
-          "scenarios": ("scenario", "scenarios"), "results": ("result set", "result sets")}
+          "scenarios": ("scenario", "scenarios"), "results": ("result set", "result sets"),
+          "prices": ("price list", "price lists")}
 
 
 def summary(catalog):
@@ -180,6 +182,17 @@ def cmd_fit(args):
     if not args.table:
         response["result"].pop("table", None)
     return _emit(response)
+
+
+def cmd_results(args):
+    try:
+        out = costs.results(_load_or_exit(args.data_dir), model=args.model, gpu=args.gpu, engine=args.engine,
+                            gpu_hour_usd=args.gpu_hour_usd)
+    except costs.CostError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=2, sort_keys=True))
+    return 0
 
 
 def cmd_fix(args):
@@ -336,6 +349,17 @@ def main(argv=None):
     p.add_argument("--list", action="store_true", help="also list every undocumented cell")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_coverage)
+    p = sub.add_parser("results", help="print measured rows with their cost per million tokens and energy per token as JSON",
+                       description="Each row as in data/results plus usd_per_million_tokens = price per GPU-hour / (tokens/s per "
+                                   "GPU x 3600) x 10^6, the price used (the median of the cited on-demand list prices for the "
+                                   "GPU, or --gpu-hour-usd), the tokens the row counts, and a measured energy per token with "
+                                   "its power boundary.")
+    p.add_argument("--model", help="only rows of this model id (data/models)")
+    p.add_argument("--gpu", help="only rows on this GPU id (data/gpus)")
+    p.add_argument("--engine", help="only rows of this engine id (data/engines)")
+    p.add_argument("--gpu-hour-usd", help="price per GPU-hour in US dollars, instead of the cited list prices")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_results)
     p = sub.add_parser("fix", help="rewrite data files in the canonical layout (key order, quoting), keeping comments",
                        description="Rewrite data files in the canonical layout: schema key order, one-line flow style "
                                    "for short mappings, quoting only where YAML needs it; comments are kept. "

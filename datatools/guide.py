@@ -28,11 +28,12 @@ SHOWN = {
     "matrix": "/matrix/ (one column per dimension) and the selector's priorities",
     "scenarios": "/scenarios/ (each answer is checked against the selector)",
     "results": "/sources/ (its citations) and /api/catalog.json; validate checks every row",
+    "prices": "the cost per million tokens on /results/, /compare/ and `python -m selector results`",
 }
 FACT_FIELDS = {"value", "note", "source", "methods"}
 KIND_OF = {"engines": "engine", "gpus": "gpu", "formats": "format", "quantization": "quantization",
            "hardware": "hardware", "models": "model", "tiers": "tier", "trends": "trend", "matrix": "dimension",
-           "scenarios": "scenario", "results": "results"}
+           "scenarios": "scenario", "results": "results", "prices": "prices"}
 
 
 def _cell(text):

@@ -24,17 +24,17 @@ from .validation import SchemaSet
 KINDS = {  # what a contributor types -> collection folder
     "engine": "engines", "gpu": "gpus", "model": "models", "quantization": "quantization",
     "hardware": "hardware", "format": "formats", "scenario": "scenarios", "results": "results",
-    "tier": "tiers", "trend": "trends", "dimension": "matrix",
+    "tier": "tiers", "trend": "trends", "dimension": "matrix", "prices": "prices",
 }
 ALIASES = {"engines": "engine", "gpus": "gpu", "models": "model", "formats": "format", "scenarios": "scenario",
            "result": "results", "result-set": "results", "tiers": "tier", "trends": "trend", "matrix": "dimension",
-           "quant": "quantization"}
+           "quant": "quantization", "price": "prices", "price-list": "prices"}
 SOURCE_KEY = "docs"
 # fields that name an entry of another collection -> that collection (the skeleton picks an existing id)
 REFERENCES = {
     ("gpus", "hardware"): "hardware", ("models", "native_precision"): "quantization",
     ("results", "engine"): "engines", ("results", "gpu"): "gpus", ("results", "model"): "models",
-    ("results", "weights"): "quantization",
+    ("results", "weights"): "quantization", ("prices", "gpu"): "gpus",
 }
 TEXT_HINTS = {
     "name": "the name as the project writes it", "title": "the title of the page as it appears there",

@@ -48,6 +48,12 @@ def results_markdown(view, page_url):
     stable ``#set-<id>`` anchor) and a placeholder for its section (method, sources, charts, table)."""
     out = [site.stash(render("results-filters.html", page_url, filters=view["filters"], total=view["total"],
                              groups=len(view["groups"])))]
+    if view.get("overview", {}).get("charts"):
+        out.append("## Cost per million tokens by model {#cost-by-model}")
+        out.append(site.stash(render("results-overview.html", page_url, **view["overview"])))
+    if view.get("load"):
+        out.append("## Load: where the cheapest setup changes {#load}")
+        out.append(site.stash(render("results-load.html", page_url, curves=view["load"])))
     for g in view["groups"]:
         anchor = f" {{#{g['anchor']}}}" if site.ID_RE.fullmatch(g["id"]) else ""
         out.append("## " + site.md_heading(g["title"]) + anchor)

@@ -17,6 +17,7 @@ COLLECTIONS = {
     "matrix": "dimension.schema.json",
     "scenarios": "scenario.schema.json",
     "results": "result-set.schema.json",
+    "prices": "price-list.schema.json",
 }
 # single files at the top of data/
 SINGLETONS = {
@@ -143,13 +144,18 @@ def trim_for_selector(raw):
     for set_id, rs in raw.get("results", {}).items():
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}
         kept = {f: rs[f] for f in ("id", "title", "kind", "vendor_reported", "derived", "comparable_set", "source", "verified") if f in rs}
-        kept["method"] = {f: rs["method"][f] for f in ("concurrency", "input_tokens", "output_tokens") if f in rs["method"]}
+        kept["method"] = {f: rs["method"][f] for f in ("concurrency", "input_tokens", "output_tokens", "tokens_counted", "power_boundary")
+                          if f in rs["method"]}
         kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
         kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
-                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps")
+                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
+                                                                    "energy_j_per_token", "power_w")
                                      if k in row["metrics"]}} for row in rs["rows"]]
         results[set_id] = kept
     out["results"] = results
+    out["prices"] = {k: {"id": v["id"], "name": v["name"], "source": v["source"], "prices": v["prices"],
+                         "sources": {s: {"title": src["title"], "url": src["url"]} for s, src in v["sources"].items()}}
+                     for k, v in raw.get("prices", {}).items()}
     out["tree"] = raw.get("tree", {})
     out["questions"] = raw.get("questions", {})
     out["aliases"] = raw.get("aliases", {})

@@ -8,6 +8,8 @@ it, whether the vendor reported it, and its date, with a link to the source.
 
 import math
 
+from .costs import TOKENS_SHORT, view
+
 METRICS = (  # (key, words): the first the row has is quoted
     ("throughput_per_gpu", "{v} tokens/s per GPU"),
     ("output_tps_per_user", "{v} output tokens/s per user"),
@@ -63,8 +65,19 @@ def phrase(catalog, rs, row):
     if rs.get("kind") == "community":
         marks.append("community measurement")
     date, what = _date(rs, row)
-    return {"text": f"Measured: {text}; {who}" + (f" ({'; '.join(marks)})" if marks else "") + (f", {what} {date}" if date else ""),
-            "metric": key, "value": row["metrics"][key], "set": rs["id"], "source": _source(rs)}
+    said = f"Measured: {text}; {who}" + (f" ({'; '.join(marks)})" if marks else "") + (f", {what} {date}" if date else "")
+    cost = view(catalog, rs, row)  # derived from cited list prices, never part of the measurement
+    if cost["usd_per_million_tokens"] is not None:
+        said += (f". Derived cost: about ${_money(cost['usd_per_million_tokens'])} per million "
+                 f"{TOKENS_SHORT[cost['tokens_counted']]} at "
+                 f"${_money(cost['price']['value'])} per GPU-hour ({cost['price']['source']})")
+    return {"text": said, "metric": key, "value": row["metrics"][key], "set": rs["id"], "source": _source(rs),
+            "usd_per_million_tokens": cost["usd_per_million_tokens"], "price": cost["price"],
+            "tokens_counted": cost["tokens_counted"]}
+
+
+def _money(value):
+    return f"{value:,.2f}" if value >= 0.1 else f"{value:.3g}"
 
 
 def rows_for(catalog, engine=None, gpu=None, hardware=None, model=None, weights=None, gpus=None, concurrency=None, limit=2):

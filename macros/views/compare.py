@@ -5,7 +5,7 @@ import hashlib
 
 from .common import (
     FEATURES, KIND_LABEL, cite, engine_link, engines_ordered, fact, link, parts, plain, quant_order, text, tier_link)
-from .results import result_counts, results_compare_cell
+from .results import compare_costs, result_counts, results_compare_cell
 
 
 SUPPORT_ORDER = ("yes", "partial", "no")
@@ -94,6 +94,7 @@ def compare(catalog):
     rows += [(q["name"], [quant_summary(catalog, e, q) for e in engines]) for q in quant_order(catalog)]
     rows.append("Measured results")
     rows.append(("Published measurements", [results_compare_cell(counts, e["id"]) for e in engines]))
+    rows += compare_costs(catalog, [e["id"] for e in engines])
 
     out, group = [], None
     for r in rows:

@@ -6,6 +6,8 @@ The explorer groups rows by comparable set and never draws two sets in one chart
 
 from urllib.parse import urlencode
 
+from selector import costs as cost_rules
+
 from .. import charts
 from .common import engine_link, engines_ordered, enum_labels, link, parts, source, table, text
 
@@ -78,9 +80,11 @@ def result_rows(catalog):
                 per_user, derived_user = round(1000 / tpot, 1), True
             conc = row.get("concurrency", rs["method"].get("concurrency"))
             date, basis = _result_date(rs, row)
+            derived = cost_rules.view(catalog, rs, row)
             out.append({"id": f"r{len(out)}", "set_id": set_id, "set": rs, "group": group, "row": row, "index": i,
                         "per_user": per_user, "derived_user": derived_user, "concurrency": conc,
-                        "date": date, "date_basis": basis,
+                        "date": date, "date_basis": basis, "cost": derived["usd_per_million_tokens"], "price": derived["price"],
+                        "tokens_counted": derived["tokens_counted"], "energy": derived["joules_per_token"],
                         "filters": {"engine": row["engine"], "gpu": row["gpu"], "model": row["model"], "weights": row["weights"],
                                     "set": group, "concurrency": str(conc) if conc else NO_CONCURRENCY}})
     return out
@@ -179,6 +183,23 @@ def _metric_cell(key, value, derived=False):
     return cell
 
 
+TOKENS_SHORT = cost_rules.TOKENS_SHORT
+
+
+def _cost_words(r):
+    """How a row's cost was derived, in one sentence (a cell's title, a point's tooltip)."""
+    price = r["price"]
+    return (f"Derived, not measured: ${charts.number(price['value'])} per GPU-hour ({price['source']}) / "
+            f"({charts.number(r['row']['metrics']['throughput_per_gpu'])} tokens/s per GPU x 3600) x 10^6, "
+            f"counting {TOKENS_SHORT[r['tokens_counted']]}")
+
+
+def _cost_cell(r):
+    if r["cost"] is None:
+        return [text("")]
+    return [text(charts.number(r["cost"])), {"mark": "derived", "cls": "derived", "title": _cost_words(r)}]
+
+
 def _row_identity(catalog, r, with_engine=True, with_model=True):
     """What tells a row from the others of its chart, most telling first (a bar's label)."""
     row = r["row"]
@@ -244,6 +265,31 @@ def _scatter(catalog, gid, members, styles):
             "points": points, "legend": _legend(catalog, members, styles), "derived": derived, "derived_shape": charts.SHAPES[0]}
 
 
+def _cost_scatter(catalog, cid, gid, members, styles, title=None):
+    """Cost per million tokens (log scale when it spans a wide range) against output speed per user."""
+    g = SCATTER
+    x = charts.Axis([r["per_user"] for r in members], g["left"], g["width"] - g["right"])
+    y = charts.Axis([r["cost"] for r in members], g["height"] - g["bottom"], g["top"])
+    points = []
+    for r in sorted(members, key=lambda r: (r["per_user"], r["id"])):
+        figures = [f"${charts.number(r['cost'])} per million {TOKENS_SHORT[r['tokens_counted']]} (derived from "
+                   f"${charts.number(r['price']['value'])} per GPU-hour)",
+                   f"{charts.number(r['per_user'])} output tokens/s per user" + (" (derived from median TPOT)" if r["derived_user"] else "")]
+        points.append({"row": r["id"], "attrs": r["filters"], "x": x(r["per_user"]), "y": y(r["cost"]), "derived": r["derived_user"],
+                       "title": _row_title(catalog, r, figures), **styles[r["row"]["engine"]]})
+    scale = [name for name, axis in (("per-user speed", x), ("cost", y)) if axis.log]
+    counted = sorted({TOKENS_SHORT[r["tokens_counted"]] for r in members})
+    return {"kind": "scatter", "id": cid, "set": gid, "width": g["width"], "height": g["height"], "extra": True,
+            "plot": {"left": g["left"], "right": g["width"] - g["right"], "top": g["top"], "bottom": g["height"] - g["bottom"]},
+            "title": (title or f"Cost per million tokens against output speed per user, {len(points)} rows")
+                     + f" (tokens counted: {' / '.join(counted)})",
+            "scale_note": ("logarithmic scale on " + " and ".join(scale)) if scale else None,
+            "x": {"label": "Output tokens/s per user" + (" (log scale)" if x.log else ""), "ticks": x.tick_marks()},
+            "y": {"label": "USD per million tokens" + (" (log scale)" if y.log else ""), "ticks": y.tick_marks()},
+            "points": points, "legend": _legend(catalog, members, styles), "derived": any(p["derived"] for p in points),
+            "derived_shape": charts.SHAPES[0], "cost": True}
+
+
 def _bars(catalog, gid, members, styles, key):
     g = BARS
     label, unit = RESULT_METRICS[key]
@@ -280,34 +326,49 @@ def _group_charts(catalog, gid, members, styles):
     if barred:
         out.append(_bars(catalog, gid, barred, styles, key))
     missing = len(rest) - len(barred)
+    costed = [r for r in members if r["cost"] is not None and r["per_user"] is not None]
+    if costed:  # drawn besides the charts above: the same rows, priced
+        out.append(_cost_scatter(catalog, f"chart-{gid}-cost", gid, costed, styles))
     return out, missing
 
 
 def _group_table(catalog, title, method, members):
+    """The set's table: the engine, then the figures people come for (the set's headline figure, its
+    cost, per-user speed, energy) so they show without scrolling sideways, then what sets rows apart."""
+    headline = _headline(members)
     metrics = [k for k in RESULT_METRICS if any(k in r["row"]["metrics"] for r in members)
                or (k == "output_tps_per_user" and any(r["derived_user"] for r in members))]
+    first = [k for k in (headline, "output_tps_per_user", "energy_j_per_token") if k in metrics]
+    metrics = first + [k for k in metrics if k not in first]
+    costed = any(r["cost"] is not None for r in members)
+    figures = [(k, f"{RESULT_METRICS[k][0]} ({RESULT_METRICS[k][1]})") for k in metrics]
+    if costed:
+        figures.insert(1 if headline in metrics else 0, ("cost", "Cost per million tokens (USD, derived)"))
     own_lengths = any(r["row"].get("input_tokens") or r["row"].get("output_tokens") for r in members)
-    headers = ["Engine", "Version", "System or submitter", "GPU × count", "Model", "Weights", "KV cache", "Parallelism",
-               "Concurrency"] + (["Input / output tokens"] if own_lengths else [])
-    headers += [f"{RESULT_METRICS[k][0]} ({RESULT_METRICS[k][1]})" for k in metrics] + ["Date", "Marks and notes", "Source"]
+    headers = ["Engine"] + [h for _, h in figures] + ["GPU × count", "Model", "Weights", "Concurrency", "Version",
+                                                      "System or submitter", "KV cache", "Parallelism"]
+    headers += (["Input / output tokens"] if own_lengths else []) + ["Date", "Marks and notes", "Source"]
     rows = []
     for r in members:
         row, rs = r["row"], r["set"]
         gpu = f"{row['gpus']} × {catalog.name_of('gpus', row['gpu'])}" + (f" ({row['backend']})" if row.get("backend") else "")
-        cells = [[engine_link(catalog, row["engine"])], [text(row.get("engine_version", ""))],
-                 [text(row.get("system") or rs["measured_by"])], [text(gpu)], [text(catalog.name_of("models", row["model"]))],
-                 [text(catalog.name_of("quantization", row["weights"]))],
-                 [text(catalog.name_of("quantization", row["kv"]) if row.get("kv") else "16-bit (default)")],
-                 [text(row.get("parallelism", ""))], [text(r["concurrency"] or "not fixed")]]
+        cells = [[engine_link(catalog, row["engine"])]]
+        for k, _ in figures:
+            if k == "cost":
+                cells.append(_cost_cell(r))
+            elif k == "output_tps_per_user":
+                cells.append(_metric_cell(k, r["per_user"], r["derived_user"]))
+            else:
+                cells.append(_metric_cell(k, row["metrics"].get(k)))
+        cells += [[text(gpu)], [text(catalog.name_of("models", row["model"]))], [text(catalog.name_of("quantization", row["weights"]))],
+                  [text(r["concurrency"] or "not fixed")], [text(row.get("engine_version", ""))],
+                  [text(row.get("system") or rs["measured_by"])],
+                  [text(catalog.name_of("quantization", row["kv"]) if row.get("kv") else "16-bit (default)")],
+                  [text(row.get("parallelism", ""))]]
         if own_lengths:
             i = row.get("input_tokens", rs["method"].get("input_tokens"))
             o = row.get("output_tokens", rs["method"].get("output_tokens"))
             cells.append([text(f"{i or '?'} / {o or '?'}")])
-        for k in metrics:
-            if k == "output_tps_per_user":
-                cells.append(_metric_cell(k, r["per_user"], r["derived_user"]))
-            else:
-                cells.append(_metric_cell(k, row["metrics"].get(k)))
         cells.append([text(r["date"]), {"small": r["date_basis"]}])
         notes = [dict(m) for m in _result_marks(rs)]
         if row.get("variant"):
@@ -322,8 +383,7 @@ def _group_table(catalog, title, method, members):
     told = "; ".join(f"{label.lower()}: {said[label][0]}" for label in ("Tool", "Lengths", "Concurrency")
                      if label in said and len(said[label]) == 1)
     caption = f"{title}. {told[:1].upper()}{told[1:]}"
-    lead = len(headers) - len(metrics) - 3  # the columns before the figures
-    headers, rows, common = _lift_common_columns(headers, rows, figures=range(lead, lead + len(metrics)))
+    headers, rows, common = _lift_common_columns(headers, rows, figures=range(1, 1 + len(figures)))
     if common:
         names = [c["label"] if c["label"].startswith("GPU") else c["label"].lower() for c in common]
         caption += ". The same in every row, given above the table: " + "; ".join(names)
@@ -381,6 +441,36 @@ def result_groups(catalog, rows=None):
     return groups
 
 
+def cost_overview(catalog, rows, groups, limit=10):
+    """The default view: for each model, cost per million tokens against per-user speed in the comparable
+    set that prices it on the most GPU types (one set per chart, as everywhere); the models compared on
+    the most GPU types come first."""
+    styles = _styles(catalog, rows)
+    picks = []
+    for model in sorted({r["row"]["model"] for r in rows}):
+        best = None
+        for g in groups:
+            members = [r for r in g["members"] if r["row"]["model"] == model and r["cost"] is not None and r["per_user"] is not None]
+            if not members:
+                continue
+            rank = (len({r["row"]["gpu"] for r in members}), len(members), g["id"])
+            if best is None or rank > best[0]:
+                best = (rank, g, members)
+        if best:
+            picks.append(best)
+    picks.sort(key=lambda p: (-p[0][0], -p[0][1], catalog.name_of("models", p[2][0]["row"]["model"]).lower()))
+    out = []
+    for (gpus, n, _), g, members in picks[:limit]:
+        name = catalog.name_of("models", members[0]["row"]["model"])
+        out.append({"model": name, "group": g["id"], "anchor": g["anchor"], "group_title": g["title"], "gpus": gpus,
+                    "chart": _cost_scatter(catalog, f"chart-overview-{members[0]['row']['model']}", g["id"], members, styles,
+                                           title=f"{name}: cost per million tokens against output speed per user, {n} rows on "
+                                                 f"{gpus} GPU type{'s' if gpus != 1 else ''}")})
+    prices = sorted({r["row"]["gpu"] for r in rows if r["price"]})
+    return {"charts": out, "rule": cost_rules.PRICE_RULE,
+            "prices": [{"gpu": catalog.name_of("gpus", gpu), "price": cost_rules.gpu_price(catalog, gpu)} for gpu in prices]}
+
+
 def _filter_options(catalog, rows, groups):
     counts = {}
     for r in rows:
@@ -420,6 +510,7 @@ def results_explorer(catalog):
     rows = result_rows(catalog)
     groups = result_groups(catalog, rows)
     return {"filters": _filter_options(catalog, rows, groups), "total": len(rows), "sets": len(catalog.results),
+            "overview": cost_overview(catalog, rows, groups), "load": load_curves(catalog, rows),
             "groups": [{k: v for k, v in g.items() if k not in ("members", "models", "rank")} for g in groups]}
 
 
@@ -492,3 +583,112 @@ def results_compare_cell(counts, engine_id):
         return [{"unknown": "none yet"}]
     return [link(result_url(engine=engine_id),
                  f"{c['rows']} row{'s' if c['rows'] != 1 else ''} in {c['sets']} comparable set{'s' if c['sets'] != 1 else ''}")]
+
+
+def compare_costs(catalog, engine_ids, limit=4):
+    """The compare view's cost rows: for each (model, comparable set) that prices rows of two or more
+    engines, the engines compared on most first, each engine's cheapest priced row with its GPU and
+    per-user speed; an engine without a priced row there says so."""
+    rows = [r for r in result_rows(catalog) if r["cost"] is not None]
+    pairs = {}
+    for r in rows:
+        pairs.setdefault((r["row"]["model"], r["group"]), []).append(r)
+    ranked = sorted(pairs.items(), key=lambda kv: (-len({r["row"]["engine"] for r in kv[1]}), -len(kv[1]), kv[0]))
+    out = []
+    for (model, gid), members in ranked[:limit]:
+        if len({r["row"]["engine"] for r in members}) < 2:
+            break
+        title = members[0]["set"]["title"] if len({r["set_id"] for r in members}) == 1 else gid
+        cells = []
+        for eid in engine_ids:
+            own = [r for r in members if r["row"]["engine"] == eid]
+            if not own:
+                cells.append([{"unknown": "no priced row"}])
+                continue
+            best = min(own, key=lambda r: (r["cost"], r["id"]))
+            where = f"{best['row']['gpus']}× {catalog.name_of('gpus', best['row']['gpu'])}"
+            speed = f", {charts.number(best['per_user'])} tokens/s per user" if best["per_user"] is not None else ""
+            cells.append([text(f"${charts.number(best['cost'])}"), {"span": "(derived)", "title": _cost_words(best)},
+                          {"br": True}, {"small": f"{where}{speed}"}, {"br": True},
+                          link(result_url(engine=eid, model=model, set=gid), f"{len(own)} priced row{'s' if len(own) != 1 else ''}")])
+        label = [text(f"Lowest cost per million {TOKENS_SHORT[members[0]['tokens_counted']]}, "
+                      f"{catalog.name_of('models', model)}"), {"br": True}, {"small": title}]
+        out.append((label, cells))
+    return out
+
+
+def load_curves(catalog, rows=None, pairs=4, width=6):
+    """The load control: for the (model, comparable set) pairs measured at the most loads, each setup's
+    per-user speed, total throughput and cost at every concurrency it was measured at (measured curves,
+    one set only), and where the cheapest measured setup changes as the load grows."""
+    rows = result_rows(catalog) if rows is None else rows
+    by_pair = {}
+    for r in rows:
+        if r["concurrency"] and r["per_user"] is not None and "throughput_per_gpu" in r["row"]["metrics"]:
+            row = r["row"]
+            key = (row["engine"], row["gpu"], row["gpus"], row["weights"], row.get("parallelism"), row.get("variant"), row.get("system"))
+            by_pair.setdefault((row["model"], r["group"]), {}).setdefault(key, {})
+            by_pair[(row["model"], r["group"])][key].setdefault(r["concurrency"], r)  # first row at a load stands
+    out = []
+    ranked = []
+    for (model, gid), series in by_pair.items():
+        curves = {k: v for k, v in series.items() if len(v) >= 3}
+        if len(curves) >= 2:
+            ranked.append((-len(curves), -sum(len(v) for v in curves.values()), model, gid, curves))
+    ranked.sort(key=lambda x: x[:4])
+    for _, _, model, gid, curves in ranked[:pairs]:
+        chosen = sorted(curves.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][1], kv[0][2]))[:width]
+        names = []
+        for key, points in chosen:
+            r = next(iter(points.values()))
+            names.append(" · ".join([catalog.name_of("engines", key[0]), f"{key[2]}× {catalog.name_of('gpus', key[1])}",
+                                     catalog.name_of("quantization", key[3])] + [k for k in key[4:6] if k]))
+        # loads at which two or more of these setups were measured: only there is "cheapest" a comparison
+        levels = sorted(c for c in {c for _, points in chosen for c in points} if sum(c in points for _, points in chosen) >= 2)
+        table, cheapest, changes = [], [], []
+        for level in levels:
+            cells = []
+            best = None
+            for i, (key, points) in enumerate(chosen):
+                r = points.get(level)
+                if not r:
+                    cells.append(None)
+                    continue
+                total = round(r["row"]["metrics"]["throughput_per_gpu"] * r["row"]["gpus"], 1)
+                cells.append({"row": r["id"], "per_user": charts.number(r["per_user"]), "total": charts.number(total),
+                              "cost": charts.number(r["cost"]) if r["cost"] is not None else None,
+                              "derived_user": r["derived_user"]})
+                if r["cost"] is not None and (best is None or r["cost"] < best[1]):
+                    best = (i, r["cost"])
+            winner = names[best[0]] if best else None
+            last = next((w for w in reversed(cheapest) if w), None)
+            if winner and last and winner != last:
+                changes.append({"at": level, "from": last, "to": winner})
+            cheapest.append(winner)
+            table.append({"level": level, "cells": cells, "cheapest": winner})
+        g_title = next(r["set"]["title"] for r in rows if r["group"] == gid)
+        pid = f"load-{model}-{gid}"
+        body = []
+        for i, level in enumerate(table):
+            cells = [[text(f"{level['level']:,}")]]
+            for c in level["cells"]:
+                if c is None:
+                    cells.append([{"unknown": "not measured at this load"}])
+                    continue
+                cells.append([text(f"{c['per_user']} tokens/s per user" + (" (derived)" if c["derived_user"] else "")), {"br": True},
+                              {"small": f"{c['total']} tokens/s in all"}]
+                             + ([{"br": True}, text(f"${c['cost']} per million"), {"mark": "derived", "cls": "derived",
+                                                                                     "title": "Derived from cited list prices"}]
+                                if c["cost"] else []))
+            cells.append([text(level["cheapest"] or "no priced setup")])
+            body.append({"id": f"{pid}-{i}", "attrs": {"level": str(i)}, "cells": cells})
+        said = ("; ".join(f"at {c['at']:,} concurrent requests the cheapest priced setup becomes {c['to']}" for c in changes)
+                if changes else "the same priced setup stays cheapest at every load measured here")
+        out.append({"id": pid, "model": catalog.name_of("models", model), "set": gid, "set_title": g_title,
+                    "anchor": f"set-{gid}", "series": names, "levels": table, "changes": changes, "said": said,
+                    "table": {"caption": f"{catalog.name_of('models', model)}, {g_title}: per-user speed, total throughput and "
+                                         f"derived cost at each load, from measured rows of this set only",
+                              "headers": [[text("Concurrent requests")]] + [[text(n)] for n in names]
+                                         + [[text("Cheapest measured here")]],
+                              "rows": body, "common": []}})
+    return out

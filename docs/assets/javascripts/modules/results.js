@@ -1,9 +1,12 @@
-// Measured-results explorer: the build renders every row (tables and SVG charts) and the filter controls;
-// this hides the rows and chart points that do not match the reader's picks and keeps the picks in the
-// address (?engine=vllm,sglang&gpu=h200&set=...). No data and no rule live here: matching compares the
-// data-* attributes the build wrote. Without JavaScript every row shows.
+// Measured-results explorer: the build renders every row (tables and SVG charts, costs included) and the
+// filter controls; this hides the rows and chart points that do not match the reader's picks, keeps the
+// picks in the address (?engine=vllm,sglang&gpu=h200&set=...), recounts each option under the other
+// picks and, when nothing matches, names the picks that would. No data and no rule live here: matching
+// and counting compare the data-* attributes the build wrote. Without JavaScript every row shows.
 
 const KEYS = ["engine", "gpu", "model", "weights", "set", "concurrency"];
+const INSTEAD = { engine: "another engine", gpu: "another GPU", model: "another model", weights: "another precision",
+  set: "another comparable set", concurrency: "another concurrency" };
 
 function matches(node, picked) {
   return KEYS.every((k) => !picked[k].length || picked[k].includes(node.dataset[k]));
@@ -33,7 +36,27 @@ function setIfChanged(node, name, value) {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
+// The load control: a slider over the loads the build listed shows that load's row of the table and
+// names it; without JavaScript (or before the first move) every load shows.
+function mountLoad() {
+  for (const form of document.querySelectorAll("form.iem-load")) {
+    if (form.dataset.mounted) continue;
+    form.dataset.mounted = "1";
+    const range = form.querySelector("input[type=range]");
+    const output = form.querySelector("output");
+    const rows = [...form.querySelectorAll("tr[data-level]")];
+    const show = () => {
+      for (const tr of rows) tr.hidden = tr.dataset.level !== range.value;
+      const row = rows.find((tr) => tr.dataset.level === range.value);
+      output.textContent = row ? `${row.querySelector("th").textContent} concurrent requests` : "";
+    };
+    range.addEventListener("input", show);
+    form.addEventListener("submit", (event) => event.preventDefault());
+  }
+}
+
 export function mountResults() {
+  mountLoad();
   const form = document.getElementById("results-filter");
   if (!form || form.dataset.mounted) return;
   form.dataset.mounted = "1";
@@ -45,6 +68,68 @@ export function mountResults() {
   const total = Number(status.dataset.total);
 
   const picked = () => Object.fromEntries(KEYS.map((k) => [k, boxes.filter((b) => b.name === k && b.checked).map((b) => b.value)]));
+  const near = document.getElementById("results-near");
+  const figures = [...document.querySelectorAll("section.iem-roverview figure.iem-chart")];
+  // every table row once, as the values the build wrote on it
+  const all = sections.flatMap((s) => [...s.querySelectorAll("tr[data-row]")].map((tr) => tr.dataset));
+
+  // rows per option of each filter, under the picks of the other filters
+  const tally = (p) => {
+    const counts = Object.fromEntries(KEYS.map((k) => [k, new Map()]));
+    for (const row of all) {
+      const misses = KEYS.filter((k) => p[k].length && !p[k].includes(row[k]));
+      if (misses.length > 1) continue;
+      for (const k of KEYS) {
+        if (misses.length && misses[0] !== k) continue;
+        counts[k].set(row[k], (counts[k].get(row[k]) || 0) + 1);
+      }
+    }
+    return counts;
+  };
+
+  const recount = (counts) => {
+    for (const b of boxes) {
+      const n = counts[b.name].get(b.value) || 0;
+      const span = b.parentElement.querySelector(".iem-count");
+      const shown = `(${n})`;
+      if (span.textContent !== shown) span.textContent = shown;
+      const none = n === 0 && !b.checked;
+      if (b.parentElement.classList.contains("iem-none") !== none) b.parentElement.classList.toggle("iem-none", none);
+    }
+  };
+
+  const pick = (key, value) => {
+    for (const b of boxes) if (b.name === key) b.checked = b.value === value;
+    form.dispatchEvent(new Event("change"));
+  };
+
+  // With nothing left, each pick in turn is changed to the values that would give rows.
+  const pointNear = (p, counts) => {
+    const list = near.querySelector("ul");
+    list.replaceChildren();
+    for (const k of KEYS.filter((key) => p[key].length)) {
+      const options = [...counts[k]].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).slice(0, 6);
+      if (!options.length) continue;
+      const item = document.createElement("li");
+      const others = KEYS.filter((o) => o !== k && p[o].length).map((o) => boxes.filter((b) => b.name === o && b.checked)
+        .map((b) => b.dataset.label).join(" or "));
+      item.append(`${others.length ? others.join(", ") : "These picks"} with ${INSTEAD[k]}: `);
+      options.forEach(([value, n], i) => {
+        const box = boxes.find((b) => b.name === k && b.value === value);
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "iem-near";
+        button.dataset.key = k;
+        button.dataset.value = value;
+        button.textContent = `${box ? box.dataset.label : value} (${n})`;
+        button.addEventListener("click", () => pick(k, value));
+        if (i) item.append(" ");
+        item.append(button);
+      });
+      list.append(item);
+    }
+    near.hidden = !list.children.length;
+  };
 
   const query = (p) => {
     const parts = KEYS.filter((k) => p[k].length).map((k) => `${k}=${p[k].map(encodeURIComponent).join(",")}`);
@@ -82,6 +167,20 @@ export function mountResults() {
       rows += shown;
       if (shown) sets += 1;
     }
+    for (const figure of figures) {
+      let points = 0;
+      for (const node of figure.querySelectorAll("svg [data-row]")) {
+        const ok = matches(node, p);
+        node.toggleAttribute("hidden", !ok);
+        if (ok) points += 1;
+      }
+      for (const item of figure.querySelectorAll(".iem-legend [data-engine]")) {
+        item.hidden = p.engine.length > 0 && !p.engine.includes(item.dataset.engine);
+      }
+      figure.parentElement.hidden = points === 0;
+    }
+    const counts = tally(p);
+    recount(counts);
     for (const span of form.querySelectorAll("[data-picked-for]")) {
       const names = boxes.filter((b) => b.name === span.dataset.pickedFor && b.checked).map((b) => b.dataset.label);
       span.textContent = names.length ? names.join(", ") : "all";
@@ -93,6 +192,8 @@ export function mountResults() {
         ? `Showing ${rows} of ${total} rows, in ${sets} comparable set${sets === 1 ? "" : "s"}.`
         : `No row matches every pick (0 of ${total}); untick a value or use "Show all rows".`;
     status.dataset.shown = String(rows);
+    if (filtered && !rows) pointNear(p, counts);
+    else if (!near.hidden) near.hidden = true;
     return p;
   };
 
