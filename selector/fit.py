@@ -484,6 +484,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "weights_gb": round(total_w / GB, 2),
         "kv_cache_gb": round(want_kv / GB, 2),
         "overhead_gb": round(reserve * max(1, g) / GB, 2),
+        "weights_gib": round(total_w / GIB, 2),
+        "kv_cache_gib": round(want_kv / GIB, 2),
+        "overhead_gib": round(reserve * max(1, g) / GIB, 2),
         "required_gb": round(used / GB, 2),
         "available_gb": round(available / GB, 2) if available else None,
         "fits_gpu": bool(fits and mode != "cpu"),
@@ -509,12 +512,41 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     }
     out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g, concurrency=sequences,
                                hardware=(catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None) if gpu else []
+    out["verdict"], out["headline"] = headline(out)
     if with_table:
-        out["table"] = fit_table(catalog, model_id, gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
+        out["table"] = fit_table(catalog, model_id, keep=(quant_id,), gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
                                  concurrency=sequences, gpu=gpu, memory=memory, engine=engine, bandwidth_gbs=bandwidth_gbs,
                                  ram_bandwidth_gbs=ram_bandwidth_gbs, profile=profile, memory_fraction=memory_fraction,
                                  dp_attention=dp_attention)
     return out
+
+
+def _int(n):
+    return "–" if n is None else f"{n:,}"
+
+
+def headline(fit):
+    """``(verdict, sentence)``: gpu, offload, needs-ram or no, and the answer in one line."""
+    cap, m, off = fit["capacity"] or {}, fit["machine"], fit.get("offload") or {}
+    where = ("this machine's RAM" if m["mode"] == "cpu" else f"{m['gpus']} × {m['gpu_name']}" if m["gpu_name"]
+             else f"{m['gpus'] or 1} GPU(s) of {m['gpu_gib']:g} GiB" if m["gpu_gib"] else "the memory given")
+    n = cap.get("max_sequences")
+    seqs = f"{_int(n)} sequence{'' if n == 1 else 's'} of {_int(fit['context_tokens'])} tokens"
+    if fit["fits"]:
+        text = f"Fits on {where}: {seqs} at once ({_int(cap.get('kv_tokens'))} tokens of KV cache)."
+        if not fit["concurrency_met"]:
+            text += (f" {fit['concurrency']} at once do not fit: at {fit['concurrency']} the longest context is "
+                     f"{_int(cap.get('max_context_tokens'))} tokens.")
+        return "gpu", text
+    part = "the routed experts" if off.get("method") == "experts" else "some layers"
+    if fit["fits_with_offload"]:
+        return "offload", f"Does not fit {where} alone; fits with {part} in host RAM ({off['host_gib']:.1f} GiB there): {seqs}."
+    if off and fit["machine"]["ram_gib"] is None and off.get("ram_needed_gib") is not None:
+        return "needs-ram", (f"Does not fit {where} alone; with {part} in host RAM it would, given at least "
+                             f"{off['ram_needed_gib']:g} GiB of host RAM (enter it to check).")
+    if off and fit["machine"]["ram_gib"] is not None:
+        return "no", f"Does not fit {where}, even with offload to the {fit['machine']['ram_gib']:g} GiB of host RAM given."
+    return "no", f"Does not fit {where}."
 
 
 def _repack(catalog, engine_id, model, quant_id, per_group):
@@ -617,11 +649,14 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
     host_ok = ram is not None and host_need <= ram - host_reserve
     fits = gpu_ok and host_ok
     notes = []
-    if ram is None:
+    if ram is None and not gpu_ok:
+        notes.append(f"Does not fit in GPU memory, and offload ({how}) does not help: the part left on the GPU "
+                     f"({w_dev / GIB:.1f} GiB per GPU) leaves no room for one {context}-token sequence.")
+    elif ram is None:
         notes.append(f"Does not fit in GPU memory. With offload ({how}) it would need about {host_need / GIB:.0f} GiB of host RAM "
                      f"(plus {host_reserve / GIB:g} GiB left to the system); give the host RAM to check.")
     elif fits:
-        notes.append(f"Does not fit in GPU memory, but fits with offload ({how}): {gpu_part / GB:.1f} GB of weights on the GPU(s), "
+        notes.append(f"Does not fit in GPU memory, but fits with offload ({how}): {gpu_part / GIB:.1f} GiB of weights on the GPU(s), "
                      f"{host_need / GIB:.0f} GiB in host RAM of {ram / GIB:g} GiB. The KV cache stays on the GPU.")
     else:
         short = []
@@ -634,7 +669,10 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
     return {
         "method": method,
         "fits": bool(fits),
+        "gpu_part_fits": bool(gpu_ok),
+        "ram_needed_gib": round((host_need + host_reserve) / GIB, 1) if gpu_ok else None,
         "gpu_gb": round(gpu_part / GB, 2),
+        "gpu_gib": round(gpu_part / GIB, 2),
         "host_gb": round(host_need / GB, 2),
         "host_gib": round(host_need / GIB, 2),
         "capacity": _capacity(shape, budget, shards, context, sequences, model["context_tokens"]),
@@ -708,27 +746,84 @@ def _memory_block(box, weights_dev, reserve, budget, one_seq, shards, capacity, 
     return {"unit": "GiB", "device": dev, "device_count": box["gpus"], "host": host, "pool_gib": box.get("pool_gib")}
 
 
-def fit_table(catalog, model_id, **kw):
-    """Every weight quantization x KV precision for this model and hardware: fits, capacity and speed."""
+def documents(catalog, engine, quant_id, hardware=None):
+    """True when the engine's support grid says "yes" for the scheme on the hardware (on any hardware if None)."""
+    rows = [r for r in engine.get("quantization", []) if r["id"] == quant_id and (hardware is None or hardware in r.get("hardware", ()))]
+    if hardware:
+        return bool(rows) and rows[0]["support"] == "yes"
+    return any(r["support"] == "yes" for r in rows)
+
+
+def scheme_engines(catalog, quant_id, kv_id=None, hardware=None):
+    """Active engines (tier order) that document the weight scheme, and the KV scheme if one is named, on the hardware."""
+    return [e["id"] for e in catalog.engines_in(kinds=("engine",)) if e["status"]["value"] == "active"
+            and documents(catalog, e, quant_id, hardware) and (kv_id is None or documents(catalog, e, kv_id, hardware))]
+
+
+def machine_hardware(catalog, gpu=None, memory=None):
+    """The hardware family the support grids are read for: the GPU's, "cpu" for a CPU-only machine, else None."""
+    if gpu and catalog.gpus.get(gpu):
+        return catalog.gpus[gpu]["hardware"]
+    return "cpu" if memory == "cpu" else None
+
+
+def fit_table(catalog, model_id, ranked=None, keep=(), **kw):
+    """Every weight quantization x KV precision that some engine documents on this hardware (the model as shipped and
+    the ``keep`` schemes always): fits, capacity and speed. Without an engine named each row is priced for the first
+    engine of ``ranked`` (the selector's order) that documents both schemes, else the first that does."""
     rows = []
+    model = catalog.models[model_id]
+    hardware = machine_hardware(catalog, kw.get("gpu"), kw.get("memory"))
+    named = kw.pop("engine", None)
     weights = [q for q in catalog.quantization.values() if q["applies_to"] == "weights"]
     kv = [None] + [q["id"] for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
     seen = set()
-    for q in sorted(weights, key=lambda q: (-q["bits_per_weight"], q["id"])):
+    for q in sorted(weights, key=lambda q: (-q["bits_per_weight"], q["id"] != model["native_precision"], q["id"])):
         for k in kv:
-            est = estimate(catalog, model_id, q["id"], kv_quantization=k, **kw)
-            k = est["kv_cache"]  # the engine's own default when none is asked
-            if (q["id"], k) in seen:
+            able = scheme_engines(catalog, q["id"], k, hardware)
+            if not able and not (k is None and (q["id"] == model["native_precision"] or q["id"] in keep)):
                 continue
-            seen.add((q["id"], k))
+            engine = named or next((e for e in ranked or () if e in able), able[0] if able and ranked is not None else None)
+            est = estimate(catalog, model_id, q["id"], kv_quantization=k, engine=engine, **kw)
+            k_used = est["kv_cache"]  # the engine's own default when none is asked
+            if (q["id"], k_used) in seen:
+                continue
+            seen.add((q["id"], k_used))
             rows.append({
-                "quantization": q["id"], "name": q["name"], "kv_cache": k,
-                "kv_name": catalog.quantization[k]["name"] if k else "16-bit (default)", "weights_gb": est["weights_gb"], "fits": est["fits"],
+                "quantization": q["id"], "name": q["name"], "kv_cache": k_used,
+                "kv_name": catalog.quantization[k_used]["name"] if k_used else "16-bit (default)", "weights_gb": est["weights_gb"],
+                "weights_gib": est["weights_gib"], "fits": est["fits"],
                 "fits_with_offload": est["fits_with_offload"],
                 "max_sequences": (est["capacity"] or {}).get("max_sequences"),
                 "max_context_tokens": (est["capacity"] or {}).get("max_context_tokens"),
                 "kv_tokens": (est["capacity"] or {}).get("kv_tokens"),
                 "decode_tokens_per_s": (est["speed"] or {}).get("decode_tokens_per_s"),
+                "engine": engine, "engine_name": catalog.engines[engine]["name"] if engine else None,
+                "kv_asked": k is not None, "documented": engine in able if engine else bool(able), "documented_by": able,
+                "bits_per_weight": q["bits_per_weight"],
             })
     return rows
 
+
+def best_row(rows, kv_asked=None, native=None, ranked=()):
+    """The row a reader with no quantization preference wants: the model as shipped if it fits, else the highest
+    precision that fits on the GPU (then with offload) on a documented engine: the schemes of the selector's first engine
+    for this hardware first, then those more of its engines run (an INT4 checkpoint on a server, a GGUF file on a
+    desktop), then whole bits, then bits; the engine's own KV precision first, or the one asked."""
+    first = ranked[0] if ranked else None
+    shipped = next((r for r in rows if r["quantization"] == native), None)
+    # a step down from the checkpoint is a whole bit or more (GPTQ is no step from an MXFP4 release), unless no engine runs it here
+    below = int(shipped["bits_per_weight"]) if shipped and shipped["documented_by"] else 99
+    usable = [r for r in rows if r["documented"] and (r["kv_cache"] == kv_asked if kv_asked else True)
+              and (r["quantization"] == native or int(r["bits_per_weight"]) < below)]
+
+    def key(r):
+        return (r["engine"] == first, len(set(r["documented_by"]) & set(ranked)), int(r["bits_per_weight"]), r["bits_per_weight"])
+
+    for test in (lambda r: r["fits"], lambda r: r["fits_with_offload"]):
+        for own_kv in ((False, True) if not kv_asked else (None,)):
+            hits = [r for r in usable if test(r) and (own_kv is None or r["kv_asked"] is own_kv)]
+            shipped = next((r for r in hits if r["quantization"] == native), None)
+            if shipped or hits:
+                return shipped or max(hits, key=key)
+    return None
