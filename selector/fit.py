@@ -330,7 +330,10 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
             when = term.get("when", "always")
             if when == "tensor-parallel" and gpus < 2 or when == "dp-attention" and not dp_attention:
                 continue
+            if gpus < term.get("min_gpus", 1) or "gpus" in term and gpu not in term["gpus"]:
+                continue
             gib = term["gib"] + term.get("per_1k_batched_tokens_gib", 0) * tokens / 1000 + term.get("per_1k_context_gib", 0) * context / 1000
+            gib += term.get("per_gpu_gib", 0) * gpus
             gib += term.get("bytes_per_seq_vocab", 0) * (plan["max_seqs"] or 0) * vocab / GIB
             gib += term.get("bytes_per_batched_token_mlp", 0) * tokens * (mlp_width(model) if model else 0) / GIB
             plan["terms"].append({"name": term["name"], "gib": round(gib, 3), "counted": term.get("counted", True),
