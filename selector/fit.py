@@ -114,13 +114,15 @@ def active_bytes(catalog, model, per_group, sequences=1):
 
 FIT_ARGS = ("gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs", "context_tokens",
             "concurrency", "engine", "memory_fraction")
+SWITCHES = ("dp_attention", "experts_on_host")
 
 
 def fit_arguments(answers):
     """The keyword arguments of :func:`estimate` from cleaned answers."""
     args = {k: answers.get(k) for k in FIT_ARGS}
     args["kv_quantization"] = answers.get("kv_cache")
-    args["dp_attention"] = answers.get("dp_attention") == "yes"
+    for key in SWITCHES:
+        args[key] = answers.get(key) == "yes"
     return args
 
 
@@ -352,8 +354,9 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
-             batched_tokens=None, max_seqs=None):
-    """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
+             batched_tokens=None, max_seqs=None, experts_on_host=False):
+    """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`).
+    ``experts_on_host``: the routed experts live in host RAM and run on the CPU whatever fits (KTransformers' rule)."""
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
     quant_id = quantization or model["native_precision"]
@@ -398,7 +401,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         device = box["gpu_gib"] * GIB if box["gpu_gib"] else None
     # weights per GPU: split evenly, but with data-parallel attention every GPU keeps its own attention weights
     replicated = per_group.get("attention", 0) if dp_attention and g > 1 else 0
-    w_dev = (total_w - replicated) / g + replicated
+    host_experts = per_group.get("routed_experts", 0) if experts_on_host and model.get("experts") and mode == "discrete" else 0
+    w_dev = (total_w - replicated - host_experts) / g + replicated
 
     def budget_for(weights_on_device):
         if device is None:
@@ -416,7 +420,10 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits)
 
     offload = None
-    if device is not None and not fits and mode == "discrete":
+    if host_experts:
+        offload = _experts_on_host(catalog, box, total_w, host_experts, fits, notes)
+        fits = fits and offload["fits"] is not False
+    elif device is not None and not fits and mode == "discrete":
         offload = _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shards, context, sequences, engine)
         notes.extend(offload.pop("notes"))
         if offload["fits"]:
@@ -426,7 +433,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     fits_with_offload = bool(fits or (offload and offload["fits"]))
 
     if fits or (offload and offload["fits"]):
-        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits else None)
+        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits or host_experts else None)
     else:
         speed = {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
                  "basis": "no speed: the model does not fit this memory"}
@@ -540,6 +547,9 @@ def headline(fit):
         if not fit["concurrency_met"]:
             text += (f" {fit['concurrency']} at once do not fit: at {fit['concurrency']} the longest context is "
                      f"{_int(cap.get('max_context_tokens'))} tokens.")
+        if off.get("chosen"):
+            text += (f" The routed experts stay in host RAM ({off['host_gib']:.1f} GiB"
+                     + ("; give the host RAM to check it holds them)." if off["fits"] is None else ")."))
         return "gpu", text
     part = "the routed experts" if off.get("method") == "experts" else "some layers"
     if fit["fits_with_offload"]:
@@ -683,6 +693,20 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
     }
 
 
+def _experts_on_host(catalog, box, total_w, host, gpu_fits, notes):
+    """The routed experts in host RAM by choice: the GPU holds the rest; RAM is checked when given."""
+    host_reserve = _fact(catalog.questions["fit_defaults"], "host_reserve_gib") * GIB
+    ram = box["ram_gib"] * GIB if box["ram_gib"] else None
+    host_ok = None if ram is None else host <= ram - host_reserve
+    notes.append(f"Routed experts in host RAM, computed on the CPU ({host / GIB:.1f} GiB there); attention, shared and dense layers "
+                 f"on the GPU ({(total_w - host) / GIB:.1f} GiB)." + (" Give the host RAM to check it holds them." if ram is None else
+                                                                     "" if host_ok else f" {ram / GIB:g} GiB of host RAM is not enough."))
+    return {"method": "experts", "chosen": True, "fits": bool(gpu_fits and host_ok) if host_ok is not None else None,
+            "gpu_part_fits": bool(gpu_fits), "ram_needed_gib": round((host + host_reserve) / GIB, 1),
+            "gpu_gb": round((total_w - host) / GB, 2), "gpu_gib": round((total_w - host) / GIB, 2),
+            "host_gb": round(host / GB, 2), "host_gib": round(host / GIB, 2)}
+
+
 def _speed(catalog, model, per_group, shape, box, context, sequences, offload):
     """Decode tokens per second per sequence, an upper bound from memory bandwidth."""
     mode = box["mode"]
@@ -703,7 +727,7 @@ def _speed(catalog, model, per_group, shape, box, context, sequences, offload):
                     "basis": "give the GPU (or its memory bandwidth) for a speed estimate", "label": "estimate, upper bound"}
         bw = box["bandwidth_gbs"] * GB * box["gpus"]
         host_step = 0.0
-        if offload and offload["fits"]:
+        if offload and (offload["fits"] or offload.get("chosen")):
             if offload["method"] == "experts":
                 host_step = read.get("routed_experts", 0)
             else:
