@@ -354,7 +354,7 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
-             batched_tokens=None, max_seqs=None, experts_on_host=False):
+             batched_tokens=None, max_seqs=None, experts_on_host=False, typical=True):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`).
     ``experts_on_host``: the routed experts live in host RAM and run on the CPU whatever fits (KTransformers' rule)."""
     defaults = catalog.questions["fit_defaults"]
@@ -433,10 +433,16 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     fits_with_offload = bool(fits or (offload and offload["fits"]))
 
     if fits or (offload and offload["fits"]):
-        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits or host_experts else None)
+        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits or host_experts else None,
+                       shards if mode != "cpu" else 1, bool(dp_attention and g > 1))
+        if typical and speed["decode_tokens_per_s"]:
+            speed["typical"] = typical_speed(catalog, plan["engine"] or engine, g, speed["decode_tokens_per_s"])
+            speed["measured"] = measured_check(catalog, model_id, gpu, g, speed["decode_tokens_per_s"])
+            for key in ("communication", "typical", "measured"):
+                if speed.get(key) and (key != "measured" or speed[key]["above_every_measured"]):
+                    notes.append(speed[key]["text"])
     else:
-        speed = {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                 "basis": "no speed: the model does not fit this memory"}
+        speed = dict(NO_SPEED)
 
     # notes: the arithmetic, in words
     groups = ", ".join(f"{k.replace('_', ' ')} {v / GB:.2f}" for k, v in per_group.items() if v)
@@ -707,46 +713,149 @@ def _experts_on_host(catalog, box, total_w, host, gpu_fits, notes):
             "host_gb": round(host / GB, 2), "host_gib": round(host / GIB, 2)}
 
 
-def _speed(catalog, model, per_group, shape, box, context, sequences, offload):
-    """Decode tokens per second per sequence, an upper bound from memory bandwidth."""
+NO_SPEED = {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound", "per_gpu_gb": None,
+            "communication": None, "typical": None, "measured": None, "basis": "no speed: the model does not fit this memory"}
+
+
+def _speed(catalog, model, per_group, shape, box, context, sequences, offload, shards=1, dp_attention=False):
+    """Decode tokens per second per sequence, an upper bound from memory bandwidth: the bytes each GPU reads per step
+    over its own bandwidth (the groups split over the GPUs, attention replicated under data-parallel attention, the KV
+    cache split ``shards`` ways)."""
     mode = box["mode"]
     read = active_bytes(catalog, model, per_group, sequences)
     weights_step = sum(read.values())
     kv_step = sequence_bytes(shape, context) * sequences
     host_bw = (box.get("ram_bandwidth_gbs") or 0) * GB
+    out = dict(NO_SPEED, basis=None)
     if mode == "cpu":
         bw = host_bw
         if not bw:
-            return {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                    "basis": "give the host memory bandwidth for a speed estimate"}
+            return {**out, "basis": "give the host memory bandwidth for a speed estimate"}
         seconds = (weights_step + kv_step) / bw
         basis = f"{(weights_step + kv_step) / GB:.2f} GB read per step from host RAM at {bw / GB:g} GB/s"
     else:
         if not box.get("bandwidth_gbs"):
-            return {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None,
-                    "basis": "give the GPU (or its memory bandwidth) for a speed estimate", "label": "estimate, upper bound"}
-        bw = box["bandwidth_gbs"] * GB * box["gpus"]
+            return {**out, "basis": "give the GPU (or its memory bandwidth) for a speed estimate"}
+        g = max(1, box["gpus"])
+        bw = box["bandwidth_gbs"] * GB
         host_step = 0.0
         if offload and (offload["fits"] or offload.get("chosen")):
             if offload["method"] == "experts":
                 host_step = read.get("routed_experts", 0)
             else:
                 host_step = weights_step * (offload["host_gb"] / max(1e-9, offload["host_gb"] + offload["gpu_gb"]))
-        gpu_step = weights_step - host_step + kv_step
         if host_step and not host_bw:
-            return {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                    "basis": "give the host memory bandwidth for a speed estimate: the offloaded weights are read from host RAM"}
-        seconds = gpu_step / bw + (host_step / host_bw if host_step else 0.0)
-        basis = f"{gpu_step / GB:.2f} GB per step at {bw / GB:g} GB/s GPU bandwidth"
+            return {**out, "basis": "give the host memory bandwidth for a speed estimate: the offloaded weights are read from host RAM"}
+        attention = read.get("attention", 0) * (1 - host_step / weights_step if weights_step else 0)
+        gpu_weights = weights_step - host_step
+        per_gpu = (gpu_weights - attention) / g + (attention if dp_attention else attention / g) + kv_step / max(1, shards)
+        seconds = per_gpu / bw + (host_step / host_bw if host_step else 0.0)
+        basis = (f"{per_gpu / GB:.2f} GB read per step by each of {g} GPUs at {bw / GB:g} GB/s" if g > 1 else
+                 f"{per_gpu / GB:.2f} GB per step at {bw / GB:g} GB/s GPU bandwidth")
         if host_step:
             basis += f" and {host_step / GB:.2f} GB at {host_bw / GB:g} GB/s host bandwidth"
+        out["per_gpu_gb"] = round(per_gpu / GB, 3)
+        if g > 1:
+            steps = 2 * model["layers"]
+            out["communication"] = {"all_reduces_per_token": steps, "gpus": g, "counted": False,
+                                    "text": f"Each generated token also waits on {steps} all-reduces across the {g} GPUs (two per "
+                                            "layer under tensor parallelism, or the expert dispatch and combine under expert "
+                                            "parallelism); this bound counts memory reads only, so it does not include them."}
+            out["label"] = "estimate, upper bound from memory reads only (communication not counted)"
     per_seq = 1 / seconds if seconds else None
-    return {
-        "decode_tokens_per_s": round(per_seq, 1) if per_seq else None,
-        "aggregate_tokens_per_s": round(per_seq * sequences, 1) if per_seq else None,
-        "basis": basis + f" ({sequences} sequence(s) of {context} tokens; active weights plus KV cache)",
-        "label": "estimate, upper bound",
-    }
+    return {**out,
+            "decode_tokens_per_s": round(per_seq, 1) if per_seq else None,
+            "aggregate_tokens_per_s": round(per_seq * sequences, 1) if per_seq else None,
+            "basis": basis + f" ({sequences} sequence(s) of {context} tokens; active weights plus KV cache)"}
+
+
+# -- the typical figure: measured over bound, per engine family and parallelism ---------------------------------
+
+_RATIOS = {}  # id(catalog) -> (catalog, rows): worked out once per catalog
+
+
+def _speed_rows(catalog):
+    """Every measured decode speed of one sequence (or per user at up to 8 at once) with the bound for its setup."""
+    hit = _RATIOS.get(id(catalog))
+    if hit and hit[0] is catalog:
+        return hit[1]
+    rows = []
+    for rs in sorted((getattr(catalog, "results", None) or {}).values(), key=lambda r: r["id"]):
+        for row in rs["rows"]:
+            conc = row.get("concurrency", rs["method"].get("concurrency", 1)) or 1
+            metric = "decode_tps" if "decode_tps" in row["metrics"] and conc == 1 else "output_tps_per_user"
+            if metric not in row["metrics"] or conc > 8 or row["gpu"] not in catalog.gpus or row["model"] not in catalog.models \
+                    or row["weights"] not in catalog.quantization:
+                continue
+            context = (rs["method"].get("input_tokens") or 0) // 2 + (rs["method"].get("output_tokens") or 128) // 2 + 1
+            est = estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"], context_tokens=context,
+                           concurrency=conc, typical=False)
+            bound = (est["speed"] or {}).get("decode_tokens_per_s")
+            if not est["fits"] or not bound:
+                continue
+            family = speed_family(catalog, row["engine"]) if row["engine"] in catalog.engines else row["engine"]
+            rows.append({"set": rs["id"], "engine": row["engine"], "family": family, "model": row["model"], "gpu": row["gpu"],
+                         "gpus": row["gpus"], "weights": row["weights"], "concurrency": conc, "measured": row["metrics"][metric],
+                         "bound": bound, "ratio": round(row["metrics"][metric] / bound, 3)})
+    _RATIOS[id(catalog)] = (catalog, rows)
+    return rows
+
+
+def speed_family(catalog, engine_id):
+    """The engine whose measured speeds stand for this one: the engine whose memory profile answers, or the one it is
+    built on (Ollama and LM Studio run llama.cpp)."""
+    answer_id = engine_profile(catalog, engine_id)[0]
+    entry = catalog.engines.get(answer_id) or {}
+    return next((r["engine"] for r in entry.get("relations", []) if r["type"] == "built-on"), answer_id)
+
+
+def typical_speed(catalog, engine_id, gpus, bound):
+    """The bound times the median measured / bound ratio of the engine family at this parallelism (one GPU or several),
+    with the rows it came from; None where no row was measured."""
+    if not bound or not engine_id:
+        return None
+    family = speed_family(catalog, engine_id)
+    several = gpus > 1
+    rows = [r for r in _speed_rows(catalog) if r["family"] == family and (r["gpus"] > 1) == several]
+    if not rows:
+        return None
+    ratios = sorted(r["ratio"] for r in rows)
+    n = len(ratios)
+    mid = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    name = catalog.engines[family]["name"] if family in catalog.engines else family
+    return {"decode_tokens_per_s": round(bound * mid, 1), "ratio": round(mid, 3), "low": ratios[0], "high": ratios[-1],
+            "family": family, "gpus": "several" if several else "one",
+            "text": (f"Typical: about {bound * mid:,.1f} tokens/s per sequence, the bound times {mid:.2f}, the median of measured over "
+                     f"bound for {name} on {'several GPUs' if several else 'one GPU'} ({n} measured row(s), from {ratios[0]:.2f} to "
+                     f"{ratios[-1]:.2f}; derived by this site)."),
+            "rows": [{k: r[k] for k in ("set", "model", "gpu", "gpus", "weights", "concurrency", "measured", "bound", "ratio")}
+                     for r in rows]}
+
+
+def measured_check(catalog, model_id, gpu, gpus, bound):
+    """Whether the bound lies above every measured speed per sequence for this model on this GPU (any engine)."""
+    if not bound or not gpu:
+        return None
+    seen = []
+    for rs in (getattr(catalog, "results", None) or {}).values():
+        for row in rs["rows"]:
+            if row["model"] != model_id or row["gpu"] != gpu:
+                continue
+            conc = row.get("concurrency", rs["method"].get("concurrency", 1)) or 1
+            value = row["metrics"].get("decode_tps") if conc == 1 else None
+            value = value or row["metrics"].get("output_tps_per_user")
+            if value:
+                seen.append((value, rs["id"], row["gpus"], conc))
+    if not seen:
+        return None
+    best = max(seen)
+    above = bound > best[0]
+    return {"above_every_measured": above, "max_measured": best[0], "rows": len(seen), "set": best[1],
+            "text": (f"This bound ({bound:,.1f} tokens/s) lies above every one of the {len(seen)} measured speeds per sequence for this "
+                     f"model on this GPU; the fastest is {best[0]:,.1f} tokens/s ({best[2]} GPU(s), {best[3]} at once, {best[1]})."
+                     if above else f"The fastest measured speed per sequence for this model on this GPU is {best[0]:,.1f} tokens/s "
+                                   f"({best[1]})" + (", under the bound." if best[0] <= bound else
+                                                     f", above this bound at {bound:,.1f}: measured at another context or precision."))}
 
 
 def _memory_block(box, weights_dev, reserve, budget, one_seq, shards, capacity, offload):
@@ -811,7 +920,7 @@ def fit_table(catalog, model_id, ranked=None, keep=(), **kw):
             if not able and not (k is None and (q["id"] == model["native_precision"] or q["id"] in keep)):
                 continue
             engine = named or next((e for e in ranked or () if e in able), able[0] if able and ranked is not None else None)
-            est = estimate(catalog, model_id, q["id"], kv_quantization=k, engine=engine, **kw)
+            est = estimate(catalog, model_id, q["id"], kv_quantization=k, engine=engine, typical=False, **kw)
             k_used = est["kv_cache"]  # the engine's own default when none is asked
             if (q["id"], k_used) in seen:
                 continue

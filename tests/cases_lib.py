@@ -130,6 +130,9 @@ def check_result(result, expect):
 #   verdict                    gpu, offload, needs-ram (fits with offload once host RAM is given) or no
 #   headline_contains / _lacks fragments the one-line answer says / must not say
 #   table_includes / _excludes weight schemes the "what fits" table lists / must not list on this hardware
+#   typical_family             speed.typical comes from the measured rows of this engine family
+#   above_every_measured       speed.measured says the bound lies above every measured speed for this model and GPU
+#   communication_counted      speed.communication.counted (false: the bound leaves out the all-reduces under TP/EP)
 #   error                      the answer is refused naming this key (one-line message)
 
 def load_fit_cases():
@@ -176,6 +179,13 @@ def check_fit(result, expect):
         assert fragment in result["headline"], (fragment, result["headline"])
     for fragment in expect.get("headline_lacks", []):
         assert fragment not in result["headline"], (fragment, result["headline"])
+    speed = result.get("speed") or {}
+    if "typical_family" in expect:
+        assert (speed.get("typical") or {}).get("family") == expect["typical_family"], speed.get("typical")
+    if "above_every_measured" in expect:
+        assert bool((speed.get("measured") or {}).get("above_every_measured")) is expect["above_every_measured"], speed.get("measured")
+    if "communication_counted" in expect:
+        assert (speed.get("communication") or {}).get("counted", None) == expect["communication_counted"], speed.get("communication")
     listed_schemes = {r["quantization"] for r in result.get("table") or []}
     for q in expect.get("table_includes", []):
         assert q in listed_schemes, (q, sorted(listed_schemes))

@@ -19,6 +19,7 @@ READY = "#selector-result[data-state=ready]"
 NO_PREFERENCE = {"model": "qwen3-32b", "gpu": "rtx-4090"}
 DESKTOP_8GB = {"model": "llama-3.1-8b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8}
 NEEDS_RAM = {"model": "deepseek-r1", "quantization": "fp8", "gpu": "rtx-4090"}
+EIGHT_H200 = {"model": "deepseek-r1", "quantization": "fp8", "gpu": "h200", "gpus": 8}
 
 SHOWN = """
 () => {
@@ -32,6 +33,7 @@ SHOWN = """
     rows: [...o.querySelectorAll('#fit-table tbody tr')].map((tr) => [...tr.children].map(text)),
     summary: Object.fromEntries([...o.querySelectorAll('table.iem-fit tr')].map((tr) => [text(tr.querySelector('th')), text(tr.querySelector('td'))])),
     others: [...o.querySelectorAll('.iem-other-engines li')].map((li) => li.dataset.otherEngine),
+    speedNotes: [...o.querySelectorAll('.iem-speed-notes li')].map(text),
   };
 }
 """
@@ -42,7 +44,8 @@ def open_fit(pg, answers):
     pg.wait_for_selector(READY, timeout=60000)
 
 
-@pytest.mark.parametrize("answers", [NO_PREFERENCE, DESKTOP_8GB, NEEDS_RAM], ids=["no-preference", "desktop-8gb", "needs-ram"])
+@pytest.mark.parametrize("answers", [NO_PREFERENCE, DESKTOP_8GB, NEEDS_RAM, EIGHT_H200],
+                         ids=["no-preference", "desktop-8gb", "needs-ram", "8x-h200"])
 def test_fit_page_shows_the_new_keys_as_cpython_computes_them(page, catalog, answers):
     open_fit(page, answers)
     shown = page.evaluate(SHOWN)
@@ -64,6 +67,8 @@ def test_fit_page_shows_the_new_keys_as_cpython_computes_them(page, catalog, ans
         assert cells[2] == ("yes" if row["fits"] else "offload" if row["fits_with_offload"] else "no")
         assert cells[3] == fmt_int(row["max_sequences"]) and cells[4] == fmt_int(row["max_context_tokens"])
     assert shown["others"] == [e["engine"] for e in fit["engines"]]
+    speed = fit["speed"]
+    assert shown["speedNotes"] == [speed[k]["text"] for k in ("typical", "communication", "measured") if speed.get(k)]
     assert not page.errors
 
 

@@ -349,7 +349,7 @@ def test_what_fits_table_rows_are_the_estimates_in_precision_order(catalog):
     assert by[("gguf-q4-k-m", None)] == "ollama" and by[("awq", None)] == "vllm"
 
 
-SPEED_KEYS = {"decode_tokens_per_s", "aggregate_tokens_per_s", "label", "basis"}
+SPEED_KEYS = {"decode_tokens_per_s", "aggregate_tokens_per_s", "label", "basis", "per_gpu_gb", "communication", "typical", "measured"}
 
 
 def test_decode_bound_by_hand_on_one_gpu(catalog):
@@ -418,7 +418,29 @@ def test_no_fit_no_speed(catalog):
     est = estimate(catalog, "llama-3.1-405b", "bf16", gpu="h100-sxm")
     assert not est["fits"] and not est["fits_with_offload"]
     assert est["speed"] == {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                            "basis": "no speed: the model does not fit this memory"}
+                            "basis": "no speed: the model does not fit this memory", "per_gpu_gb": None, "communication": None,
+                            "typical": None, "measured": None}
+
+
+def test_speed_per_gpu_with_communication_typical_and_measured(catalog):
+    """DeepSeek-R1 on 8x H200: the bound is what each GPU reads over its own bandwidth (the MLA cache is on every GPU),
+    says that it leaves out the all-reduces, carries a typical figure from measured rows, and says it lies above every
+    measured speed for this model and GPU."""
+    est = estimate(catalog, "deepseek-r1", "fp8", gpu="h200", gpus=8, engine="sglang", context_tokens=8192)
+    speed, bw = est["speed"], catalog.gpus["h200"]["bandwidth_gbs"]
+    assert set(speed) == SPEED_KEYS
+    assert speed["decode_tokens_per_s"] == pytest.approx(bw / speed["per_gpu_gb"], rel=0.01)
+    assert "communication not counted" in speed["label"] and speed["communication"]["all_reduces_per_token"] == 2 * 61
+    typical = speed["typical"]
+    assert typical["family"] == "sglang" and typical["gpus"] == "several" and typical["rows"]
+    assert typical["decode_tokens_per_s"] < speed["decode_tokens_per_s"]
+    assert typical["ratio"] == pytest.approx(sorted(r["ratio"] for r in typical["rows"])[len(typical["rows"]) // 2], abs=0.1)
+    measured = speed["measured"]
+    assert measured["above_every_measured"] and measured["max_measured"] < speed["decode_tokens_per_s"]
+    assert any("above every one" in n for n in est["notes"])
+    one = estimate(catalog, "llama-2-7b", "gguf-q4-0", gpu="rtx-4090", engine="ollama", context_tokens=512)
+    assert one["speed"]["typical"]["family"] == "llama-cpp" and one["speed"]["communication"] is None  # Ollama runs llama.cpp
+    assert one["speed"]["typical"]["decode_tokens_per_s"] <= one["speed"]["decode_tokens_per_s"]
 
 
 def test_every_expert_counts_only_for_moe(catalog):

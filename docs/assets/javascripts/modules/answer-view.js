@@ -190,6 +190,9 @@ export function renderFit(fit) {
     box.append(el("p", { class: "iem-speed" }, el("strong", { text: "Decode speed: " }),
       s.decode_tokens_per_s === null ? s.basis : `up to ${fmt.num(s.decode_tokens_per_s)} tokens/s per sequence`
         + (fit.concurrency > 1 ? `, ${fmt.num(s.aggregate_tokens_per_s)} in total` : "") + ` (${s.label}: ${s.basis}).`));
+    // the sentences selector.fit writes about the bound: a typical figure, what it leaves out, measurements above or below
+    const said = [s.typical, s.communication, s.measured].filter((x) => x && x.text).map((x) => x.text);
+    if (said.length) box.append(list(said, "iem-notes iem-speed-notes"));
   }
   const measured = measuredList(fit.measured);
   if (measured) box.append(el("p", { class: "iem-measured-title", text: "Measured on this GPU and model (published results):" }), measured);
