@@ -333,7 +333,10 @@ def test_more_memory_never_turns_a_fit_into_a_non_fit(answers):
         chosen = api.run_fit(CATALOG, bigger)
         bits = lambda q: CATALOG.quantization[q]["bits_per_weight"]  # noqa: E731
         assert small["fits"] <= chosen["fits"] and (not small["fits"] or int(bits(chosen["quantization"])) >= int(bits(small["quantization"])))
-    large = api.run_fit(CATALOG, {**bigger, "quantization": small["quantization"]})
+    same = {"quantization": small["quantization"]}
+    if not answers.get("quantization") and small["assumptions"]["engine"]:
+        same["engine"] = small["assumptions"]["engine"]  # the scheme chosen and the engine it was priced with
+    large = api.run_fit(CATALOG, {**bigger, **same})
     if small["fits"]:
         assert large["fits"]
         assert large["capacity"]["kv_tokens"] >= small["capacity"]["kv_tokens"]
