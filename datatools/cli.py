@@ -162,7 +162,7 @@ def cmd_recommend(args):
 
 
 FIT_OPTIONS = ("model", "quantization", "gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs",
-               "kv_cache", "engine", "context_tokens", "concurrency", "memory_fraction", "dp_attention")
+               "kv_cache", "engine", "context_tokens", "concurrency", "memory_fraction", "dp_attention", "experts_on_host")
 
 
 def cmd_fit(args):
@@ -171,9 +171,10 @@ def cmd_fit(args):
               "(or --memory cpu with --ram-gb)", file=sys.stderr)
         return 2
     answers = {k: getattr(args, k) for k in FIT_OPTIONS if getattr(args, k) is not None}
-    if answers.get("dp_attention") is not None:
-        answers["dp_attention"] = "yes" if answers["dp_attention"] else None
-        answers = {k: v for k, v in answers.items() if v is not None}
+    for key in ("dp_attention", "experts_on_host"):
+        if answers.get(key) is not None:
+            answers[key] = "yes" if answers[key] else None
+    answers = {k: v for k, v in answers.items() if v is not None}
     response = answer(_load_or_exit(args.data_dir), "fit", answers)
     if not response["ok"]:
         err = response["error"]
@@ -333,6 +334,8 @@ def main(argv=None):
                                              "TensorRT-LLM free_gpu_memory_fraction); default: the engine's own")
     p.add_argument("--dp-attention", action="store_true", default=None,
                    help="data-parallel attention: attention weights on every GPU, each GPU caches its own sequences")
+    p.add_argument("--experts-on-host", action="store_true", default=None,
+                   help="routed experts in host RAM, computed on the CPU; attention, shared and dense layers on the GPU (KTransformers)")
     p.add_argument("--context-tokens", help="context length per sequence")
     p.add_argument("--concurrency", help="concurrent sequences")
     p.add_argument("--table", action="store_true", help="also print every weight x KV precision (what fits)")

@@ -27,6 +27,7 @@ def setup_arguments(catalog, log):
     gpus = setup.get("gpus") or 1
     kw = {"engine": log["engine"] if log["engine"] in catalog.engines else None, "gpus": gpus,
           "dp_attention": bool(setup.get("data_parallel_attention")), "memory_fraction": setup.get("memory_fraction"),
+          "experts_on_host": bool(setup.get("experts_on_host")),
           "batched_tokens": setup.get("max_num_batched_tokens"), "max_seqs": setup.get("max_num_seqs"), "kv_quantization": setup.get("kv_quantization"),
           "concurrency": setup.get("parallel_slots") or 1}
     model = catalog.models[setup["model"]]

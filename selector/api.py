@@ -9,7 +9,7 @@ Python traceback.
 import json
 
 from .catalog import Catalog
-from .fit import estimate, fit_arguments
+from .fit import best_row, documents, estimate, fit_arguments, fit_table, machine_hardware
 from .inputs import InputError, show_value, clean_answers
 from .rules import recommend
 
@@ -39,15 +39,64 @@ def run_fit(catalog, answers):
     if not args.get("engine"):
         chosen = default_engines(catalog, answers)
         args["engine"] = chosen["engines"][0] if chosen["engines"] else None
-    out = estimate(catalog, answers["model"], answers.get("quantization"), with_table=True, **args)
+    quant = answers.get("quantization")
+    table_args = {k: v for k, v in args.items() if k != "kv_quantization"}
+    if chosen is not None:
+        table_args["engine"] = None
+    table = fit_table(catalog, answers["model"], ranked=chosen["engines"] if chosen else None, keep=(quant,) if quant else (),
+                      **table_args)
+    choice = None
+    if not quant:
+        choice = _quantization_choice(catalog, answers, args, table, chosen["engines"] if chosen else [args["engine"]])
+        if choice["chosen_by"] == "best-fit":
+            args = {**args, "engine": choice["engine"] if chosen is not None else args["engine"],
+                    "kv_quantization": args.get("kv_quantization") or (choice["kv_cache"] if choice["kv_asked"] else None)}
+            quant = choice["quantization"]
+    out = estimate(catalog, answers["model"], quant, **args)
+    out["table"] = table
+    out["quantization_choice"] = choice
     if chosen is not None:
         out["assumptions"]["engine_chosen_by"] = "selector" if args["engine"] else None
         out["assumptions"]["scale"] = chosen["scale"]
-        out["engines"] = [_engine_row(catalog, answers, args, e, out) for e in chosen["engines"][1:]]
+        hardware = machine_hardware(catalog, answers.get("gpu"), answers.get("memory"))
+        others = [e for e in chosen["engines"] if e != args["engine"]
+                  and (quant == answers.get("quantization") or documents(catalog, catalog.engines[e], quant, hardware))]
+        out["engines"] = [_engine_row(catalog, answers, args, e, out, quant) for e in others]
     else:
         out["assumptions"]["engine_chosen_by"] = "given"
         out["engines"] = []
+    out["assumptions"]["quantization_chosen_by"] = choice["chosen_by"] if choice else "given"
     out["renamed"] = renamed
+    return out
+
+
+def _quantization_choice(catalog, answers, args, table, ranked):
+    """No quantization asked: the highest-precision scheme that fits (see :func:`selector.fit.best_row`), and why."""
+    model = catalog.models[answers["model"]]
+    native = catalog.quantization[model["native_precision"]]
+    shipped = next((r for r in table if r["quantization"] == native["id"] and not r["kv_asked"]), None)
+    best = best_row(table, answers.get("kv_cache"), native["id"], ranked)
+    out = {"chosen_by": "native", "quantization": native["id"], "name": native["name"], "kv_cache": None, "kv_asked": False,
+           "engine": args.get("engine"), "native": native["id"], "native_name": native["name"],
+           "native_weights_gib": shipped["weights_gib"] if shipped else None, "native_fits": bool(shipped and shipped["fits"])}
+    if best is None:
+        out["text"] = (f"No quantization asked, and none that an engine documents here fits; the answer prices {model['name']} as "
+                       f"shipped ({native['name']}).")
+        return out
+    if best["quantization"] == native["id"] and not best["kv_asked"]:
+        out["text"] = f"No quantization asked: {model['name']} as shipped ({native['name']}) " + ("fits." if best["fits"] else "fits with offload.")
+        return out
+    engine = best["engine"] if best["engine"] else args.get("engine")
+    how = "fits" if best["fits"] else "fits with offload"
+    kv = f" with the {best['kv_name']}" if best["kv_asked"] else ""
+    text = (f"No quantization asked: {best['name']}{kv} is the highest precision that {how}"
+            + (f" among the schemes {catalog.engines[engine]['name']} runs" if engine and engine == args.get("engine") else "")
+            + (f" (priced with {catalog.engines[engine]['name']}, which runs it here)" if engine and engine != args.get("engine") else "")
+            + "; ")
+    text += (f"as shipped ({native['name']}, {shipped['weights_gib']:.1f} GiB of weights) it does not fit." if shipped
+             else f"as shipped ({native['name']}) no engine documents it here.")
+    out.update(chosen_by="best-fit", quantization=best["quantization"], name=best["name"], kv_cache=best["kv_cache"],
+               kv_asked=best["kv_asked"], engine=engine, text=text)
     return out
 
 
@@ -74,8 +123,8 @@ def default_engines(catalog, answers):
     return {"scale": scale, "engines": engines}
 
 
-def _engine_row(catalog, answers, args, engine_id, first):
-    other = estimate(catalog, answers["model"], answers.get("quantization"), **{**args, "engine": engine_id})
+def _engine_row(catalog, answers, args, engine_id, first, quant=None):
+    other = estimate(catalog, answers["model"], quant or answers.get("quantization"), **{**args, "engine": engine_id})
     cap = other["capacity"] or {}
     a, b = first["assumptions"], other["assumptions"]
     name = catalog.engines[engine_id]["name"]

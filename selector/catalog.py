@@ -121,6 +121,8 @@ def trim_for_selector(raw):
     for eid, e in raw.get("engines", {}).items():
         kept = {k: e[k] for k in SELECTOR_ENGINE_FIELDS if k in e}
         kept["sources"] = keep_sources(e, kept)
+        # the engine a runtime is built on: its measured speeds stand in for the runtime's (selector.fit.speed_family)
+        kept["relations"] = [{"type": r["type"], "engine": r["engine"]} for r in e.get("relations", []) if r["type"] == "built-on"]
         engines[eid] = kept
     out["engines"] = engines
     out["hardware"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("hardware", {}).items()}
@@ -131,7 +133,8 @@ def trim_for_selector(raw):
                                                  "family", "native_hardware") if f in v}
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
-                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens")
+                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
+                                           "config_context_tokens", "vocab_size")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
     matrix = {}

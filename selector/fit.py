@@ -114,13 +114,15 @@ def active_bytes(catalog, model, per_group, sequences=1):
 
 FIT_ARGS = ("gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs", "context_tokens",
             "concurrency", "engine", "memory_fraction")
+SWITCHES = ("dp_attention", "experts_on_host")
 
 
 def fit_arguments(answers):
     """The keyword arguments of :func:`estimate` from cleaned answers."""
     args = {k: answers.get(k) for k in FIT_ARGS}
     args["kv_quantization"] = answers.get("kv_cache")
-    args["dp_attention"] = answers.get("dp_attention") == "yes"
+    for key in SWITCHES:
+        args[key] = answers.get(key) == "yes"
     return args
 
 
@@ -330,7 +332,10 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
             when = term.get("when", "always")
             if when == "tensor-parallel" and gpus < 2 or when == "dp-attention" and not dp_attention:
                 continue
+            if gpus < term.get("min_gpus", 1) or "gpus" in term and gpu not in term["gpus"]:
+                continue
             gib = term["gib"] + term.get("per_1k_batched_tokens_gib", 0) * tokens / 1000 + term.get("per_1k_context_gib", 0) * context / 1000
+            gib += term.get("per_gpu_gib", 0) * gpus
             gib += term.get("bytes_per_seq_vocab", 0) * (plan["max_seqs"] or 0) * vocab / GIB
             gib += term.get("bytes_per_batched_token_mlp", 0) * tokens * (mlp_width(model) if model else 0) / GIB
             plan["terms"].append({"name": term["name"], "gib": round(gib, 3), "counted": term.get("counted", True),
@@ -349,8 +354,9 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
-             batched_tokens=None, max_seqs=None):
-    """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`)."""
+             batched_tokens=None, max_seqs=None, experts_on_host=False, typical=True):
+    """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`).
+    ``experts_on_host``: the routed experts live in host RAM and run on the CPU whatever fits (KTransformers' rule)."""
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
     quant_id = quantization or model["native_precision"]
@@ -395,7 +401,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         device = box["gpu_gib"] * GIB if box["gpu_gib"] else None
     # weights per GPU: split evenly, but with data-parallel attention every GPU keeps its own attention weights
     replicated = per_group.get("attention", 0) if dp_attention and g > 1 else 0
-    w_dev = (total_w - replicated) / g + replicated
+    host_experts = per_group.get("routed_experts", 0) if experts_on_host and model.get("experts") and mode == "discrete" else 0
+    w_dev = (total_w - replicated - host_experts) / g + replicated
 
     def budget_for(weights_on_device):
         if device is None:
@@ -413,7 +420,10 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits)
 
     offload = None
-    if device is not None and not fits and mode == "discrete":
+    if host_experts:
+        offload = _experts_on_host(catalog, box, total_w, host_experts, fits, notes)
+        fits = fits and offload["fits"] is not False
+    elif device is not None and not fits and mode == "discrete":
         offload = _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shards, context, sequences, engine)
         notes.extend(offload.pop("notes"))
         if offload["fits"]:
@@ -423,10 +433,16 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     fits_with_offload = bool(fits or (offload and offload["fits"]))
 
     if fits or (offload and offload["fits"]):
-        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits else None)
+        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits or host_experts else None,
+                       shards if mode != "cpu" else 1, bool(dp_attention and g > 1))
+        if typical and speed["decode_tokens_per_s"]:
+            speed["typical"] = typical_speed(catalog, plan["engine"] or engine, g, speed["decode_tokens_per_s"])
+            speed["measured"] = measured_check(catalog, model_id, gpu, g, speed["decode_tokens_per_s"])
+            for key in ("communication", "typical", "measured"):
+                if speed.get(key) and (key != "measured" or speed[key]["above_every_measured"]):
+                    notes.append(speed[key]["text"])
     else:
-        speed = {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                 "basis": "no speed: the model does not fit this memory"}
+        speed = dict(NO_SPEED)
 
     # notes: the arithmetic, in words
     groups = ", ".join(f"{k.replace('_', ' ')} {v / GB:.2f}" for k, v in per_group.items() if v)
@@ -484,6 +500,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "weights_gb": round(total_w / GB, 2),
         "kv_cache_gb": round(want_kv / GB, 2),
         "overhead_gb": round(reserve * max(1, g) / GB, 2),
+        "weights_gib": round(total_w / GIB, 2),
+        "kv_cache_gib": round(want_kv / GIB, 2),
+        "overhead_gib": round(reserve * max(1, g) / GIB, 2),
         "required_gb": round(used / GB, 2),
         "available_gb": round(available / GB, 2) if available else None,
         "fits_gpu": bool(fits and mode != "cpu"),
@@ -509,12 +528,44 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     }
     out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g, concurrency=sequences,
                                hardware=(catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None) if gpu else []
+    out["verdict"], out["headline"] = headline(out)
     if with_table:
-        out["table"] = fit_table(catalog, model_id, gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
+        out["table"] = fit_table(catalog, model_id, keep=(quant_id,), gpus=gpus, gpu_memory_gb=gpu_memory_gb, ram_gb=ram_gb, context_tokens=context,
                                  concurrency=sequences, gpu=gpu, memory=memory, engine=engine, bandwidth_gbs=bandwidth_gbs,
                                  ram_bandwidth_gbs=ram_bandwidth_gbs, profile=profile, memory_fraction=memory_fraction,
                                  dp_attention=dp_attention)
     return out
+
+
+def _int(n):
+    return "–" if n is None else f"{n:,}"
+
+
+def headline(fit):
+    """``(verdict, sentence)``: gpu, offload, needs-ram or no, and the answer in one line."""
+    cap, m, off = fit["capacity"] or {}, fit["machine"], fit.get("offload") or {}
+    where = ("this machine's RAM" if m["mode"] == "cpu" else f"{m['gpus']} × {m['gpu_name']}" if m["gpu_name"]
+             else f"{m['gpus'] or 1} GPU(s) of {m['gpu_gib']:g} GiB" if m["gpu_gib"] else "the memory given")
+    n = cap.get("max_sequences")
+    seqs = f"{_int(n)} sequence{'' if n == 1 else 's'} of {_int(fit['context_tokens'])} tokens"
+    if fit["fits"]:
+        text = f"Fits on {where}: {seqs} at once ({_int(cap.get('kv_tokens'))} tokens of KV cache)."
+        if not fit["concurrency_met"]:
+            text += (f" {fit['concurrency']} at once do not fit: at {fit['concurrency']} the longest context is "
+                     f"{_int(cap.get('max_context_tokens'))} tokens.")
+        if off.get("chosen"):
+            text += (f" The routed experts stay in host RAM ({off['host_gib']:.1f} GiB"
+                     + ("; give the host RAM to check it holds them)." if off["fits"] is None else ")."))
+        return "gpu", text
+    part = "the routed experts" if off.get("method") == "experts" else "some layers"
+    if fit["fits_with_offload"]:
+        return "offload", f"Does not fit {where} alone; fits with {part} in host RAM ({off['host_gib']:.1f} GiB there): {seqs}."
+    if off and fit["machine"]["ram_gib"] is None and off.get("ram_needed_gib") is not None:
+        return "needs-ram", (f"Does not fit {where} alone; with {part} in host RAM it would, given at least "
+                             f"{off['ram_needed_gib']:g} GiB of host RAM (enter it to check).")
+    if off and fit["machine"]["ram_gib"] is not None:
+        return "no", f"Does not fit {where}, even with offload to the {fit['machine']['ram_gib']:g} GiB of host RAM given."
+    return "no", f"Does not fit {where}."
 
 
 def _repack(catalog, engine_id, model, quant_id, per_group):
@@ -617,11 +668,14 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
     host_ok = ram is not None and host_need <= ram - host_reserve
     fits = gpu_ok and host_ok
     notes = []
-    if ram is None:
+    if ram is None and not gpu_ok:
+        notes.append(f"Does not fit in GPU memory, and offload ({how}) does not help: the part left on the GPU "
+                     f"({w_dev / GIB:.1f} GiB per GPU) leaves no room for one {context}-token sequence.")
+    elif ram is None:
         notes.append(f"Does not fit in GPU memory. With offload ({how}) it would need about {host_need / GIB:.0f} GiB of host RAM "
                      f"(plus {host_reserve / GIB:g} GiB left to the system); give the host RAM to check.")
     elif fits:
-        notes.append(f"Does not fit in GPU memory, but fits with offload ({how}): {gpu_part / GB:.1f} GB of weights on the GPU(s), "
+        notes.append(f"Does not fit in GPU memory, but fits with offload ({how}): {gpu_part / GIB:.1f} GiB of weights on the GPU(s), "
                      f"{host_need / GIB:.0f} GiB in host RAM of {ram / GIB:g} GiB. The KV cache stays on the GPU.")
     else:
         short = []
@@ -634,7 +688,10 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
     return {
         "method": method,
         "fits": bool(fits),
+        "gpu_part_fits": bool(gpu_ok),
+        "ram_needed_gib": round((host_need + host_reserve) / GIB, 1) if gpu_ok else None,
         "gpu_gb": round(gpu_part / GB, 2),
+        "gpu_gib": round(gpu_part / GIB, 2),
         "host_gb": round(host_need / GB, 2),
         "host_gib": round(host_need / GIB, 2),
         "capacity": _capacity(shape, budget, shards, context, sequences, model["context_tokens"]),
@@ -642,46 +699,163 @@ def _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shard
     }
 
 
-def _speed(catalog, model, per_group, shape, box, context, sequences, offload):
-    """Decode tokens per second per sequence, an upper bound from memory bandwidth."""
+def _experts_on_host(catalog, box, total_w, host, gpu_fits, notes):
+    """The routed experts in host RAM by choice: the GPU holds the rest; RAM is checked when given."""
+    host_reserve = _fact(catalog.questions["fit_defaults"], "host_reserve_gib") * GIB
+    ram = box["ram_gib"] * GIB if box["ram_gib"] else None
+    host_ok = None if ram is None else host <= ram - host_reserve
+    notes.append(f"Routed experts in host RAM, computed on the CPU ({host / GIB:.1f} GiB there); attention, shared and dense layers "
+                 f"on the GPU ({(total_w - host) / GIB:.1f} GiB)." + (" Give the host RAM to check it holds them." if ram is None else
+                                                                     "" if host_ok else f" {ram / GIB:g} GiB of host RAM is not enough."))
+    return {"method": "experts", "chosen": True, "fits": bool(gpu_fits and host_ok) if host_ok is not None else None,
+            "gpu_part_fits": bool(gpu_fits), "ram_needed_gib": round((host + host_reserve) / GIB, 1),
+            "gpu_gb": round((total_w - host) / GB, 2), "gpu_gib": round((total_w - host) / GIB, 2),
+            "host_gb": round(host / GB, 2), "host_gib": round(host / GIB, 2)}
+
+
+NO_SPEED = {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound", "per_gpu_gb": None,
+            "communication": None, "typical": None, "measured": None, "basis": "no speed: the model does not fit this memory"}
+
+
+def _speed(catalog, model, per_group, shape, box, context, sequences, offload, shards=1, dp_attention=False):
+    """Decode tokens per second per sequence, an upper bound from memory bandwidth: the bytes each GPU reads per step
+    over its own bandwidth (the groups split over the GPUs, attention replicated under data-parallel attention, the KV
+    cache split ``shards`` ways)."""
     mode = box["mode"]
     read = active_bytes(catalog, model, per_group, sequences)
     weights_step = sum(read.values())
     kv_step = sequence_bytes(shape, context) * sequences
     host_bw = (box.get("ram_bandwidth_gbs") or 0) * GB
+    out = dict(NO_SPEED, basis=None)
     if mode == "cpu":
         bw = host_bw
         if not bw:
-            return {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                    "basis": "give the host memory bandwidth for a speed estimate"}
+            return {**out, "basis": "give the host memory bandwidth for a speed estimate"}
         seconds = (weights_step + kv_step) / bw
         basis = f"{(weights_step + kv_step) / GB:.2f} GB read per step from host RAM at {bw / GB:g} GB/s"
     else:
         if not box.get("bandwidth_gbs"):
-            return {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None,
-                    "basis": "give the GPU (or its memory bandwidth) for a speed estimate", "label": "estimate, upper bound"}
-        bw = box["bandwidth_gbs"] * GB * box["gpus"]
+            return {**out, "basis": "give the GPU (or its memory bandwidth) for a speed estimate"}
+        g = max(1, box["gpus"])
+        bw = box["bandwidth_gbs"] * GB
         host_step = 0.0
-        if offload and offload["fits"]:
+        if offload and (offload["fits"] or offload.get("chosen")):
             if offload["method"] == "experts":
                 host_step = read.get("routed_experts", 0)
             else:
                 host_step = weights_step * (offload["host_gb"] / max(1e-9, offload["host_gb"] + offload["gpu_gb"]))
-        gpu_step = weights_step - host_step + kv_step
         if host_step and not host_bw:
-            return {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                    "basis": "give the host memory bandwidth for a speed estimate: the offloaded weights are read from host RAM"}
-        seconds = gpu_step / bw + (host_step / host_bw if host_step else 0.0)
-        basis = f"{gpu_step / GB:.2f} GB per step at {bw / GB:g} GB/s GPU bandwidth"
+            return {**out, "basis": "give the host memory bandwidth for a speed estimate: the offloaded weights are read from host RAM"}
+        attention = read.get("attention", 0) * (1 - host_step / weights_step if weights_step else 0)
+        gpu_weights = weights_step - host_step
+        per_gpu = (gpu_weights - attention) / g + (attention if dp_attention else attention / g) + kv_step / max(1, shards)
+        seconds = per_gpu / bw + (host_step / host_bw if host_step else 0.0)
+        basis = (f"{per_gpu / GB:.2f} GB read per step by each of {g} GPUs at {bw / GB:g} GB/s" if g > 1 else
+                 f"{per_gpu / GB:.2f} GB per step at {bw / GB:g} GB/s GPU bandwidth")
         if host_step:
             basis += f" and {host_step / GB:.2f} GB at {host_bw / GB:g} GB/s host bandwidth"
+        out["per_gpu_gb"] = round(per_gpu / GB, 3)
+        if g > 1:
+            steps = 2 * model["layers"]
+            out["communication"] = {"all_reduces_per_token": steps, "gpus": g, "counted": False,
+                                    "text": f"Each generated token also waits on {steps} all-reduces across the {g} GPUs (two per "
+                                            "layer under tensor parallelism, or the expert dispatch and combine under expert "
+                                            "parallelism); this bound counts memory reads only, so it does not include them."}
+            out["label"] = "estimate, upper bound from memory reads only (communication not counted)"
     per_seq = 1 / seconds if seconds else None
-    return {
-        "decode_tokens_per_s": round(per_seq, 1) if per_seq else None,
-        "aggregate_tokens_per_s": round(per_seq * sequences, 1) if per_seq else None,
-        "basis": basis + f" ({sequences} sequence(s) of {context} tokens; active weights plus KV cache)",
-        "label": "estimate, upper bound",
-    }
+    return {**out,
+            "decode_tokens_per_s": round(per_seq, 1) if per_seq else None,
+            "aggregate_tokens_per_s": round(per_seq * sequences, 1) if per_seq else None,
+            "basis": basis + f" ({sequences} sequence(s) of {context} tokens; active weights plus KV cache)"}
+
+
+# -- the typical figure: measured over bound, per engine family and parallelism ---------------------------------
+
+_RATIOS = {}  # id(catalog) -> (catalog, rows): worked out once per catalog
+
+
+def _speed_rows(catalog):
+    """Every measured decode speed of one sequence (or per user at up to 8 at once) with the bound for its setup."""
+    hit = _RATIOS.get(id(catalog))
+    if hit and hit[0] is catalog:
+        return hit[1]
+    rows = []
+    for rs in sorted((getattr(catalog, "results", None) or {}).values(), key=lambda r: r["id"]):
+        for row in rs["rows"]:
+            conc = row.get("concurrency", rs["method"].get("concurrency", 1)) or 1
+            metric = "decode_tps" if "decode_tps" in row["metrics"] and conc == 1 else "output_tps_per_user"
+            if metric not in row["metrics"] or conc > 8 or row["gpu"] not in catalog.gpus or row["model"] not in catalog.models \
+                    or row["weights"] not in catalog.quantization:
+                continue
+            context = (rs["method"].get("input_tokens") or 0) // 2 + (rs["method"].get("output_tokens") or 128) // 2 + 1
+            est = estimate(catalog, row["model"], row["weights"], gpu=row["gpu"], gpus=row["gpus"], context_tokens=context,
+                           concurrency=conc, typical=False)
+            bound = (est["speed"] or {}).get("decode_tokens_per_s")
+            if not est["fits"] or not bound:
+                continue
+            family = speed_family(catalog, row["engine"]) if row["engine"] in catalog.engines else row["engine"]
+            rows.append({"set": rs["id"], "engine": row["engine"], "family": family, "model": row["model"], "gpu": row["gpu"],
+                         "gpus": row["gpus"], "weights": row["weights"], "concurrency": conc, "measured": row["metrics"][metric],
+                         "bound": bound, "ratio": round(row["metrics"][metric] / bound, 3)})
+    _RATIOS[id(catalog)] = (catalog, rows)
+    return rows
+
+
+def speed_family(catalog, engine_id):
+    """The engine whose measured speeds stand for this one: the engine whose memory profile answers, or the one it is
+    built on (Ollama and LM Studio run llama.cpp)."""
+    answer_id = engine_profile(catalog, engine_id)[0]
+    entry = catalog.engines.get(answer_id) or {}
+    return next((r["engine"] for r in entry.get("relations", []) if r["type"] == "built-on"), answer_id)
+
+
+def typical_speed(catalog, engine_id, gpus, bound):
+    """The bound times the median measured / bound ratio of the engine family at this parallelism (one GPU or several),
+    with the rows it came from; None where no row was measured."""
+    if not bound or not engine_id:
+        return None
+    family = speed_family(catalog, engine_id)
+    several = gpus > 1
+    rows = [r for r in _speed_rows(catalog) if r["family"] == family and (r["gpus"] > 1) == several]
+    if not rows:
+        return None
+    ratios = sorted(r["ratio"] for r in rows)
+    n = len(ratios)
+    mid = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+    name = catalog.engines[family]["name"] if family in catalog.engines else family
+    return {"decode_tokens_per_s": round(bound * mid, 1), "ratio": round(mid, 3), "low": ratios[0], "high": ratios[-1],
+            "family": family, "gpus": "several" if several else "one",
+            "text": (f"Typical: about {bound * mid:,.1f} tokens/s per sequence, the bound times {mid:.2f}, the median of measured over "
+                     f"bound for {name} on {'several GPUs' if several else 'one GPU'} ({n} measured row(s), from {ratios[0]:.2f} to "
+                     f"{ratios[-1]:.2f}; derived by this site)."),
+            "rows": [{k: r[k] for k in ("set", "model", "gpu", "gpus", "weights", "concurrency", "measured", "bound", "ratio")}
+                     for r in rows]}
+
+
+def measured_check(catalog, model_id, gpu, gpus, bound):
+    """Whether the bound lies above every measured speed per sequence for this model on this GPU (any engine)."""
+    if not bound or not gpu:
+        return None
+    seen = []
+    for rs in (getattr(catalog, "results", None) or {}).values():
+        for row in rs["rows"]:
+            if row["model"] != model_id or row["gpu"] != gpu:
+                continue
+            conc = row.get("concurrency", rs["method"].get("concurrency", 1)) or 1
+            value = row["metrics"].get("decode_tps") if conc == 1 else None
+            value = value or row["metrics"].get("output_tps_per_user")
+            if value:
+                seen.append((value, rs["id"], row["gpus"], conc))
+    if not seen:
+        return None
+    best = max(seen)
+    above = bound > best[0]
+    return {"above_every_measured": above, "max_measured": best[0], "rows": len(seen), "set": best[1],
+            "text": (f"This bound ({bound:,.1f} tokens/s) lies above every one of the {len(seen)} measured speeds per sequence for this "
+                     f"model on this GPU; the fastest is {best[0]:,.1f} tokens/s ({best[2]} GPU(s), {best[3]} at once, {best[1]})."
+                     if above else f"The fastest measured speed per sequence for this model on this GPU is {best[0]:,.1f} tokens/s "
+                                   f"({best[1]})" + (", under the bound." if best[0] <= bound else
+                                                     f", above this bound at {bound:,.1f}: measured at another context or precision."))}
 
 
 def _memory_block(box, weights_dev, reserve, budget, one_seq, shards, capacity, offload):
@@ -708,27 +882,84 @@ def _memory_block(box, weights_dev, reserve, budget, one_seq, shards, capacity, 
     return {"unit": "GiB", "device": dev, "device_count": box["gpus"], "host": host, "pool_gib": box.get("pool_gib")}
 
 
-def fit_table(catalog, model_id, **kw):
-    """Every weight quantization x KV precision for this model and hardware: fits, capacity and speed."""
+def documents(catalog, engine, quant_id, hardware=None):
+    """True when the engine's support grid says "yes" for the scheme on the hardware (on any hardware if None)."""
+    rows = [r for r in engine.get("quantization", []) if r["id"] == quant_id and (hardware is None or hardware in r.get("hardware", ()))]
+    if hardware:
+        return bool(rows) and rows[0]["support"] == "yes"
+    return any(r["support"] == "yes" for r in rows)
+
+
+def scheme_engines(catalog, quant_id, kv_id=None, hardware=None):
+    """Active engines (tier order) that document the weight scheme, and the KV scheme if one is named, on the hardware."""
+    return [e["id"] for e in catalog.engines_in(kinds=("engine",)) if e["status"]["value"] == "active"
+            and documents(catalog, e, quant_id, hardware) and (kv_id is None or documents(catalog, e, kv_id, hardware))]
+
+
+def machine_hardware(catalog, gpu=None, memory=None):
+    """The hardware family the support grids are read for: the GPU's, "cpu" for a CPU-only machine, else None."""
+    if gpu and catalog.gpus.get(gpu):
+        return catalog.gpus[gpu]["hardware"]
+    return "cpu" if memory == "cpu" else None
+
+
+def fit_table(catalog, model_id, ranked=None, keep=(), **kw):
+    """Every weight quantization x KV precision that some engine documents on this hardware (the model as shipped and
+    the ``keep`` schemes always): fits, capacity and speed. Without an engine named each row is priced for the first
+    engine of ``ranked`` (the selector's order) that documents both schemes, else the first that does."""
     rows = []
+    model = catalog.models[model_id]
+    hardware = machine_hardware(catalog, kw.get("gpu"), kw.get("memory"))
+    named = kw.pop("engine", None)
     weights = [q for q in catalog.quantization.values() if q["applies_to"] == "weights"]
     kv = [None] + [q["id"] for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
     seen = set()
-    for q in sorted(weights, key=lambda q: (-q["bits_per_weight"], q["id"])):
+    for q in sorted(weights, key=lambda q: (-q["bits_per_weight"], q["id"] != model["native_precision"], q["id"])):
         for k in kv:
-            est = estimate(catalog, model_id, q["id"], kv_quantization=k, **kw)
-            k = est["kv_cache"]  # the engine's own default when none is asked
-            if (q["id"], k) in seen:
+            able = scheme_engines(catalog, q["id"], k, hardware)
+            if not able and not (k is None and (q["id"] == model["native_precision"] or q["id"] in keep)):
                 continue
-            seen.add((q["id"], k))
+            engine = named or next((e for e in ranked or () if e in able), able[0] if able and ranked is not None else None)
+            est = estimate(catalog, model_id, q["id"], kv_quantization=k, engine=engine, typical=False, **kw)
+            k_used = est["kv_cache"]  # the engine's own default when none is asked
+            if (q["id"], k_used) in seen:
+                continue
+            seen.add((q["id"], k_used))
             rows.append({
-                "quantization": q["id"], "name": q["name"], "kv_cache": k,
-                "kv_name": catalog.quantization[k]["name"] if k else "16-bit (default)", "weights_gb": est["weights_gb"], "fits": est["fits"],
+                "quantization": q["id"], "name": q["name"], "kv_cache": k_used,
+                "kv_name": catalog.quantization[k_used]["name"] if k_used else "16-bit (default)", "weights_gb": est["weights_gb"],
+                "weights_gib": est["weights_gib"], "fits": est["fits"],
                 "fits_with_offload": est["fits_with_offload"],
                 "max_sequences": (est["capacity"] or {}).get("max_sequences"),
                 "max_context_tokens": (est["capacity"] or {}).get("max_context_tokens"),
                 "kv_tokens": (est["capacity"] or {}).get("kv_tokens"),
                 "decode_tokens_per_s": (est["speed"] or {}).get("decode_tokens_per_s"),
+                "engine": engine, "engine_name": catalog.engines[engine]["name"] if engine else None,
+                "kv_asked": k is not None, "documented": engine in able if engine else bool(able), "documented_by": able,
+                "bits_per_weight": q["bits_per_weight"],
             })
     return rows
 
+
+def best_row(rows, kv_asked=None, native=None, ranked=()):
+    """The row a reader with no quantization preference wants: the model as shipped if it fits, else the highest
+    precision that fits on the GPU (then with offload) on a documented engine: the schemes of the selector's first engine
+    for this hardware first, then those more of its engines run (an INT4 checkpoint on a server, a GGUF file on a
+    desktop), then whole bits, then bits; the engine's own KV precision first, or the one asked."""
+    first = ranked[0] if ranked else None
+    shipped = next((r for r in rows if r["quantization"] == native), None)
+    # a step down from the checkpoint is a whole bit or more (GPTQ is no step from an MXFP4 release), unless no engine runs it here
+    below = int(shipped["bits_per_weight"]) if shipped and shipped["documented_by"] else 99
+    usable = [r for r in rows if r["documented"] and (r["kv_cache"] == kv_asked if kv_asked else True)
+              and (r["quantization"] == native or int(r["bits_per_weight"]) < below)]
+
+    def key(r):
+        return (r["engine"] == first, len(set(r["documented_by"]) & set(ranked)), int(r["bits_per_weight"]), r["bits_per_weight"])
+
+    for test in (lambda r: r["fits"], lambda r: r["fits_with_offload"]):
+        for own_kv in ((False, True) if not kv_asked else (None,)):
+            hits = [r for r in usable if test(r) and (own_kv is None or r["kv_asked"] is own_kv)]
+            shipped = next((r for r in hits if r["quantization"] == native), None)
+            if shipped or hits:
+                return shipped or max(hits, key=key)
+    return None

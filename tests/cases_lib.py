@@ -125,6 +125,14 @@ def check_result(result, expect):
 #   engine_counts_fewer        true: capacity.kv_tokens < capacity.kv_tokens_memory (and a note says why)
 #   engines_include            every one of these is listed under `engines` with its own fits and kv_tokens
 #   notes_contain              every fragment appears in some note
+#   quantization               the weight quantization the answer prices (with no preference: the one chosen)
+#   quantization_chosen_by     assumptions.quantization_chosen_by: given, native or best-fit
+#   verdict                    gpu, offload, needs-ram (fits with offload once host RAM is given) or no
+#   headline_contains / _lacks fragments the one-line answer says / must not say
+#   table_includes / _excludes weight schemes the "what fits" table lists / must not list on this hardware
+#   typical_family             speed.typical comes from the measured rows of this engine family
+#   above_every_measured       speed.measured says the bound lies above every measured speed for this model and GPU
+#   communication_counted      speed.communication.counted (false: the bound leaves out the all-reduces under TP/EP)
 #   error                      the answer is refused naming this key (one-line message)
 
 def load_fit_cases():
@@ -161,6 +169,28 @@ def check_fit(result, expect):
         assert engine in listed, f"{engine} not under engines ({list(listed)})"
         row = listed[engine]
         assert isinstance(row["fits"], bool) and row["why"] and row["name"], row
+    if "quantization" in expect:
+        assert result["quantization"] == expect["quantization"], (result["quantization"], result.get("quantization_choice"))
+    if "quantization_chosen_by" in expect:
+        assert a["quantization_chosen_by"] == expect["quantization_chosen_by"], a["quantization_chosen_by"]
+    if "verdict" in expect:
+        assert result["verdict"] == expect["verdict"], (result["verdict"], result["headline"])
+    for fragment in expect.get("headline_contains", []):
+        assert fragment in result["headline"], (fragment, result["headline"])
+    for fragment in expect.get("headline_lacks", []):
+        assert fragment not in result["headline"], (fragment, result["headline"])
+    speed = result.get("speed") or {}
+    if "typical_family" in expect:
+        assert (speed.get("typical") or {}).get("family") == expect["typical_family"], speed.get("typical")
+    if "above_every_measured" in expect:
+        assert bool((speed.get("measured") or {}).get("above_every_measured")) is expect["above_every_measured"], speed.get("measured")
+    if "communication_counted" in expect:
+        assert (speed.get("communication") or {}).get("counted", None) == expect["communication_counted"], speed.get("communication")
+    listed_schemes = {r["quantization"] for r in result.get("table") or []}
+    for q in expect.get("table_includes", []):
+        assert q in listed_schemes, (q, sorted(listed_schemes))
+    for q in expect.get("table_excludes", []):
+        assert q not in listed_schemes, (q, sorted(listed_schemes))
     for fragment in expect.get("notes_contain", []):
         assert any(fragment in n for n in result["notes"]), f"{fragment!r} not in {result['notes']}"
     # invariants: the engine answering is named, and every listed engine differs from it

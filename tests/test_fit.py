@@ -250,13 +250,50 @@ def test_output_keeps_the_old_keys(catalog):
     assert fit["required_gb"] == pytest.approx(fit["weights_gb"] + fit["kv_cache_gb"] + fit["overhead_gb"], abs=0.02)
 
 
-def test_what_fits_table_covers_every_scheme(catalog):
+def test_what_fits_table_lists_only_schemes_an_engine_runs_there(catalog):
+    from selector.fit import documents
     fit = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090"})
-    weights = [q for q in catalog.quantization.values() if q["applies_to"] == "weights"]
-    kv = [q for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
-    assert len(fit["table"]) == len(weights) * (len(kv) + 1)
+    listed = {(r["quantization"], r["kv_cache"]) for r in fit["table"]}
+    names = {r["quantization"] for r in fit["table"]}
+    assert "mlx-4bit" not in names and "nvfp4" not in names  # no MLX and no NVFP4 on an Ada card
+    assert {"bf16", "fp8", "awq", "gguf-q4-k-m"} <= names
+    engines = [e for e in catalog.engines.values() if e["kind"] == "engine" and e["status"]["value"] == "active"]
+    for q, k in listed:  # every row: one engine documents both schemes on Ada, or it is the model as shipped
+        row = next(r for r in fit["table"] if (r["quantization"], r["kv_cache"]) == (q, k))
+        assert row["documented"] and row["engine"] in row["documented_by"], row
+        assert documents(catalog, catalog.engines[row["engine"]], q, "nvidia-ada"), row
+        if k and row["kv_asked"]:
+            assert documents(catalog, catalog.engines[row["engine"]], k, "nvidia-ada"), row
+    h200 = {r["quantization"] for r in run_fit(catalog, {"model": "qwen3-32b", "gpu": "h200"})["table"]}
+    assert "nvfp4" not in h200 and "mlx-4bit" not in h200 and "fp8" in h200
     fitting = {r["quantization"] for r in fit["table"] if r["fits"]}
     assert "bf16" not in fitting and "gguf-q4-k-m" in fitting
+    assert len(engines) > 5
+
+
+def test_no_preference_leads_with_the_best_quantization_that_fits(catalog):
+    fit = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090"})
+    choice = fit["quantization_choice"]
+    assert choice["chosen_by"] == "best-fit" and fit["quantization"] == choice["quantization"] == "gguf-q4-k-m"
+    assert fit["fits"] and fit["verdict"] == "gpu" and fit["assumptions"]["quantization_chosen_by"] == "best-fit"
+    assert choice["native"] == "bf16" and not choice["native_fits"] and "does not fit" in choice["text"]
+    assert fit["assumptions"]["engine"] == choice["engine"] == "ollama"
+    asked = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090", "quantization": "bf16"})
+    assert asked["quantization"] == "bf16" and asked["quantization_choice"] is None and not asked["fits"]
+    assert asked["assumptions"]["quantization_chosen_by"] == "given"
+    shipped = run_fit(catalog, {"model": "qwen3-8b", "gpu": "rtx-4090"})
+    assert shipped["quantization"] == "bf16" and shipped["quantization_choice"]["chosen_by"] == "native"
+
+
+def test_does_not_fit_even_with_offload_only_when_ram_was_given(catalog):
+    no_ram = run_fit(catalog, {"model": "deepseek-r1", "quantization": "fp8", "gpu": "rtx-4090"})
+    assert no_ram["verdict"] == "needs-ram" and "even with offload" not in no_ram["headline"]
+    need = no_ram["offload"]["ram_needed_gib"]
+    assert f"{need:g} GiB of host RAM" in no_ram["headline"]
+    enough = run_fit(catalog, {"model": "deepseek-r1", "quantization": "fp8", "gpu": "rtx-4090", "ram_gb": need + 1})
+    assert enough["fits_with_offload"] and enough["verdict"] == "offload"
+    short = run_fit(catalog, {"model": "deepseek-r1", "quantization": "fp8", "gpu": "rtx-4090", "ram_gb": 64})
+    assert short["verdict"] == "no" and "even with offload" in short["headline"]
 
 
 @pytest.mark.parametrize("answers,key", [
@@ -293,23 +330,26 @@ def test_what_fits_table_rows_are_the_estimates_in_precision_order(catalog):
     from selector.fit import fit_table
     kw = dict(gpu="rtx-4090", context_tokens=8192)
     rows = fit_table(catalog, "qwen3-32b", **kw)
-    weights = sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights"),
-                     key=lambda q: (-q["bits_per_weight"], q["id"]))
-    kv = [None] + [q["id"] for q in catalog.quantization.values() if q["applies_to"] == "kv-cache"]
-    assert [(r["quantization"], r["kv_cache"]) for r in rows] == [(q["id"], k) for q in weights for k in kv]
+    bits = [catalog.quantization[r["quantization"]]["bits_per_weight"] for r in rows]
+    assert bits == sorted(bits, reverse=True)
     for r in rows:
-        est = estimate(catalog, "qwen3-32b", r["quantization"], kv_quantization=r["kv_cache"], **kw)
+        est = estimate(catalog, "qwen3-32b", r["quantization"], kv_quantization=r["kv_cache"] if r["kv_asked"] else None,
+                       engine=r["engine"], **kw)
         cap, speed = est["capacity"] or {}, est["speed"] or {}
-        assert r == {"quantization": r["quantization"], "name": catalog.quantization[r["quantization"]]["name"],
-                     "kv_cache": r["kv_cache"], "kv_name": catalog.quantization[r["kv_cache"]]["name"] if r["kv_cache"] else "16-bit (default)",
-                     "weights_gb": est["weights_gb"], "fits": est["fits"], "fits_with_offload": est["fits_with_offload"],
+        assert r == {**r, "quantization": r["quantization"], "name": catalog.quantization[r["quantization"]]["name"],
+                     "kv_cache": est["kv_cache"], "kv_name": catalog.quantization[r["kv_cache"]]["name"] if r["kv_cache"] else "16-bit (default)",
+                     "weights_gb": est["weights_gb"], "weights_gib": est["weights_gib"], "fits": est["fits"],
+                     "fits_with_offload": est["fits_with_offload"],
                      "max_sequences": cap.get("max_sequences"), "max_context_tokens": cap.get("max_context_tokens"),
                      "kv_tokens": cap.get("kv_tokens"), "decode_tokens_per_s": speed.get("decode_tokens_per_s")}
     assert any(r["fits"] for r in rows) and not all(r["fits"] for r in rows)
     assert any(r["kv_tokens"] for r in rows) and any(r["decode_tokens_per_s"] for r in rows)
+    ranked = fit_table(catalog, "qwen3-32b", ranked=["ollama", "vllm"], **kw)
+    by = {(r["quantization"], r["kv_cache"]): r["engine"] for r in ranked}
+    assert by[("gguf-q4-k-m", None)] == "ollama" and by[("awq", None)] == "vllm"
 
 
-SPEED_KEYS = {"decode_tokens_per_s", "aggregate_tokens_per_s", "label", "basis"}
+SPEED_KEYS = {"decode_tokens_per_s", "aggregate_tokens_per_s", "label", "basis", "per_gpu_gb", "communication", "typical", "measured"}
 
 
 def test_decode_bound_by_hand_on_one_gpu(catalog):
@@ -378,7 +418,29 @@ def test_no_fit_no_speed(catalog):
     est = estimate(catalog, "llama-3.1-405b", "bf16", gpu="h100-sxm")
     assert not est["fits"] and not est["fits_with_offload"]
     assert est["speed"] == {"decode_tokens_per_s": None, "aggregate_tokens_per_s": None, "label": "estimate, upper bound",
-                            "basis": "no speed: the model does not fit this memory"}
+                            "basis": "no speed: the model does not fit this memory", "per_gpu_gb": None, "communication": None,
+                            "typical": None, "measured": None}
+
+
+def test_speed_per_gpu_with_communication_typical_and_measured(catalog):
+    """DeepSeek-R1 on 8x H200: the bound is what each GPU reads over its own bandwidth (the MLA cache is on every GPU),
+    says that it leaves out the all-reduces, carries a typical figure from measured rows, and says it lies above every
+    measured speed for this model and GPU."""
+    est = estimate(catalog, "deepseek-r1", "fp8", gpu="h200", gpus=8, engine="sglang", context_tokens=8192)
+    speed, bw = est["speed"], catalog.gpus["h200"]["bandwidth_gbs"]
+    assert set(speed) == SPEED_KEYS
+    assert speed["decode_tokens_per_s"] == pytest.approx(bw / speed["per_gpu_gb"], rel=0.01)
+    assert "communication not counted" in speed["label"] and speed["communication"]["all_reduces_per_token"] == 2 * 61
+    typical = speed["typical"]
+    assert typical["family"] == "sglang" and typical["gpus"] == "several" and typical["rows"]
+    assert typical["decode_tokens_per_s"] < speed["decode_tokens_per_s"]
+    assert typical["ratio"] == pytest.approx(sorted(r["ratio"] for r in typical["rows"])[len(typical["rows"]) // 2], abs=0.1)
+    measured = speed["measured"]
+    assert measured["above_every_measured"] and measured["max_measured"] < speed["decode_tokens_per_s"]
+    assert any("above every one" in n for n in est["notes"])
+    one = estimate(catalog, "llama-2-7b", "gguf-q4-0", gpu="rtx-4090", engine="ollama", context_tokens=512)
+    assert one["speed"]["typical"]["family"] == "llama-cpp" and one["speed"]["communication"] is None  # Ollama runs llama.cpp
+    assert one["speed"]["typical"]["decode_tokens_per_s"] <= one["speed"]["decode_tokens_per_s"]
 
 
 def test_every_expert_counts_only_for_moe(catalog):
@@ -539,7 +601,7 @@ def test_offload_leaves_one_sequence_under_either_kind_of_share(catalog):
     streaming = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=2, gpu_memory_gb=24, ram_gb=512, engine="tensorrt-llm")
     assert streaming["offload"]["method"] == "weights-streaming"
     assert ("fits with offload (the layers that do not fit stay in host RAM and are copied to the GPU for each step): "
-            f"{streaming['offload']['gpu_gb']:.1f} GB of weights on the GPU(s)") in " ".join(streaming["notes"])
+            f"{streaming['offload']['gpu_gib']:.1f} GiB of weights on the GPU(s)") in " ".join(streaming["notes"])
     layers = estimate(catalog, "deepseek-r1", "gguf-q4-k-m", gpus=2, gpu_memory_gb=24, ram_gb=512, engine="lmdeploy")
     assert "(the layers that do not fit stay in host RAM, computed on the CPU)" in " ".join(layers["notes"])
 
@@ -550,7 +612,7 @@ def test_expert_offload_on_two_gpus_in_numbers_and_words(catalog):
     # the GPU part is everything but the routed experts: 405.84 - 395.61 = 10.23 GB over two GPUs
     assert e["offload"]["gpu_gb"] == 10.23 and e["memory"]["device"]["weights"] == round(10.23e9 / 2 / GIB, 2) == 4.76
     assert any(n.startswith("Does not fit in GPU memory, but fits with offload (routed experts in host RAM and computed on the "
-                            "CPU; attention, shared and dense layers on the GPU): 10.2 GB of weights on the GPU(s), 368 GiB in "
+                            "CPU; attention, shared and dense layers on the GPU): 9.5 GiB of weights on the GPU(s), 368 GiB in "
                             "host RAM of 512 GiB.") for n in notes), notes
     assert ("The model ships in FP8 (E4M3 / E5M2); GGUF Q4_K_M needs a quantized checkpoint or on-the-fly quantization."
             in notes)

@@ -18,8 +18,9 @@ from datatools.startup import markdown, rows, summary
 LOGS = read_logs(Path(__file__).resolve().parent / "calibration" / "logs")
 README = Path(__file__).resolve().parent.parent / "README.md"
 
-# what the profiles reach on this set (KV median 11.2%, weights median 0.2%): a regression guard
-KV_MEDIAN, KV_WORST, WEIGHTS_MEDIAN, WEIGHTS_WORST = 0.02, 0.46, 0.01, 0.11
+# what the profiles reach on this set (KV median 1.8%, weights median 0.2%): a regression guard. The KV worst is the
+# KTransformers log, compared since its experts are placed in host RAM (+51.9%: SGLang's fork saw 20.2 GiB free of 24)
+KV_MEDIAN, KV_WORST, WEIGHTS_MEDIAN, WEIGHTS_WORST = 0.02, 0.52, 0.01, 0.11
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,6 @@ def test_no_fits_where_the_engine_could_not_start(table):
 
 # logs whose weights per GPU the setup fields cannot describe (the plan is told nothing of where the server put them)
 WEIGHT_OUTLIERS = {
-    "ktransformers-qwen3-30b-a3b-gguf-rtx3090": "the server keeps the GGUF experts in host RAM; the log counts only the GPU part",
     "vllm-gpt-oss-120b-tp8-rtx-pro-4500": "eight-way TP of MXFP4 experts on a 32 GB Blackwell card: padding the profile does not model",
 }
 
@@ -63,8 +63,9 @@ def test_vllm_on_h100_is_reproduced_within_two_percent(table):
         assert abs(r["kv_gib_error"]) <= 0.02 or abs(r["kv_gib"] - r["observed_kv_gib"]) <= 0.25, r
 
 
-@pytest.mark.xfail(reason="issue 22 worst-case targets not reached yet: SGLang's auto share under DP attention, vLLM under TP 4 "
-                          "with an LMCache connector, TensorRT-LLM's 2023 engine builds", strict=False)
+@pytest.mark.xfail(reason="issue 22 worst-case targets not reached yet: KTransformers' SGLang fork on a desktop RTX 3090 (KV), "
+                          "TensorRT-LLM's 2023 engine builds (KV), vLLM's MXFP4 experts under TP 8 on RTX PRO 4500 and Ollama's "
+                          "GGUF sizes (weights)", strict=False)
 def test_issue_targets(table):
     s = summary(table)
     assert s["kv"]["median"] <= 0.05 and s["kv"]["worst"] <= 0.15 and s["weights"]["worst"] <= 0.03, s

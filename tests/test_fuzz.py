@@ -328,7 +328,15 @@ FIT_DRAWN = st.fixed_dictionaries({
 @given(FIT_DRAWN)
 def test_more_memory_never_turns_a_fit_into_a_non_fit(answers):
     small = api.run_fit(CATALOG, answers)
-    large = api.run_fit(CATALOG, {**answers, "gpu_memory_gb": answers["gpu_memory_gb"] * 2})
+    bigger = {**answers, "gpu_memory_gb": answers["gpu_memory_gb"] * 2}
+    if not answers.get("quantization"):  # with no preference more memory may buy precision, never lose it
+        chosen = api.run_fit(CATALOG, bigger)
+        bits = lambda q: CATALOG.quantization[q]["bits_per_weight"]  # noqa: E731
+        assert small["fits"] <= chosen["fits"] and (not small["fits"] or int(bits(chosen["quantization"])) >= int(bits(small["quantization"])))
+    same = {"quantization": small["quantization"]}
+    if not answers.get("quantization") and small["assumptions"]["engine"]:
+        same["engine"] = small["assumptions"]["engine"]  # the scheme chosen and the engine it was priced with
+    large = api.run_fit(CATALOG, {**bigger, **same})
     if small["fits"]:
         assert large["fits"]
         assert large["capacity"]["kv_tokens"] >= small["capacity"]["kv_tokens"]

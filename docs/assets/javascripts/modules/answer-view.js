@@ -105,20 +105,9 @@ export function renderRecommend(result) {
 
 // -- fit -------------------------------------------------------------------------------------------------
 
+// The one-line answer and its verdict (gpu, offload, needs-ram, no) are written by selector.fit.headline.
 export function headline(fit) {
-  const cap = fit.capacity || {};
-  const m = fit.machine || {};
-  const where = m.mode === "cpu" ? "this machine's RAM" : m.gpu_name ? `${m.gpus} × ${m.gpu_name}` : `${m.gpus || 1} GPU(s) of ${fmt.num(m.gpu_gib)} GiB`;
-  if (fit.fits) {
-    let text = `Fits on ${where}: ${fmt.int(cap.max_sequences)} sequences of ${fmt.int(fit.context_tokens)} tokens at once (${fmt.int(cap.kv_tokens)} tokens of KV cache).`;
-    if (!fit.concurrency_met) text += ` ${fit.concurrency} at once do not fit: at ${fit.concurrency} the longest context is ${fmt.int(cap.max_context_tokens)} tokens.`;
-    return text;
-  }
-  if (fit.fits_with_offload) {
-    return `Does not fit ${where} alone; fits with ${fit.offload.method === "experts" ? "the routed experts" : "some layers"} in host RAM `
-      + `(${fmt.num(fit.offload.host_gib)} GiB there): ${fmt.int(cap.max_sequences)} sequences of ${fmt.int(fit.context_tokens)} tokens.`;
-  }
-  return `Does not fit ${where}${fit.offload ? ", even with offload" : ""}.`;
+  return fit.headline;
 }
 
 function bar(label, parts, total) {
@@ -158,9 +147,9 @@ export function memoryBars(fit) {
 
 export function renderFitSummary(fit) {
   const rows = [
-    ["Weights", `${fmt.num(fit.weights_gb, 2)} GB`],
-    ["KV cache for the load asked", `${fmt.num(fit.kv_cache_gb, 2)} GB`],
-    ["Runtime reserve", `${fmt.num(fit.overhead_gb, 2)} GB`],
+    ["Weights", `${fmt.num(fit.weights_gib, 2)} GiB (checkpoint ${fmt.num(fit.weights_gb, 2)} GB)`],
+    ["KV cache for the load asked", `${fmt.num(fit.kv_cache_gib, 2)} GiB`],
+    ["Runtime reserve", `${fmt.num(fit.overhead_gib, 2)} GiB`],
     ["Fits (weights + one sequence)", fit.fits ? "yes" : fit.fits_with_offload ? "with offload" : "no"],
   ];
   if (fit.capacity) {
@@ -176,42 +165,63 @@ export function renderFitSummary(fit) {
   const body = el("tbody");
   for (const [k, v] of rows) body.append(el("tr", {}, el("th", { scope: "row", text: k }), el("td", { text: v })));
   table.append(body);
-  return el("div", { class: "iem-fit-summary" }, el("p", { class: "iem-headline", text: headline(fit) }), table);
+  return el("div", { class: "iem-fit-summary" }, el("p", { class: "iem-headline", "data-fits": fit.verdict, text: headline(fit) }), table);
+}
+
+function otherEngines(fit) {
+  if (!fit.engines || !fit.engines.length) return null;
+  const ul = el("ul", { class: "iem-notes iem-other-engines" });
+  for (const e of fit.engines) {
+    ul.append(el("li", { "data-other-engine": e.engine }, el("a", { href: siteUrl(`engines/${e.engine}/`), text: e.name }),
+      `: ${e.fits ? "fits" : "does not fit"}, ${fmt.int(e.kv_tokens)} tokens of KV cache. ${e.why}`));
+  }
+  return ul;
 }
 
 export function renderFit(fit) {
   const box = document.createDocumentFragment();
   const renamed = renamedNote(fit);
   if (renamed) box.append(renamed);
-  box.append(el("p", { class: "iem-headline", "data-fits": fit.fits ? "gpu" : fit.fits_with_offload ? "offload" : "no", text: headline(fit) }));
+  const choice = fit.quantization_choice;
+  if (choice) box.append(el("p", { class: "iem-lead", "data-chosen-by": choice.chosen_by, text: choice.text }));
+  box.append(el("p", { class: "iem-headline", "data-fits": fit.verdict, text: headline(fit) }));
   if (fit.speed) {
     const s = fit.speed;
     box.append(el("p", { class: "iem-speed" }, el("strong", { text: "Decode speed: " }),
       s.decode_tokens_per_s === null ? s.basis : `up to ${fmt.num(s.decode_tokens_per_s)} tokens/s per sequence`
         + (fit.concurrency > 1 ? `, ${fmt.num(s.aggregate_tokens_per_s)} in total` : "") + ` (${s.label}: ${s.basis}).`));
+    // the sentences selector.fit writes about the bound: a typical figure, what it leaves out, measurements above or below
+    const said = [s.typical, s.communication, s.measured].filter((x) => x && x.text).map((x) => x.text);
+    if (said.length) box.append(list(said, "iem-notes iem-speed-notes"));
   }
   const measured = measuredList(fit.measured);
   if (measured) box.append(el("p", { class: "iem-measured-title", text: "Measured on this GPU and model (published results):" }), measured);
   const bars = memoryBars(fit);
   if (bars) box.append(el("h2", { text: "Memory, in GiB" }), bars);
   box.append(renderFitSummary(fit).querySelector("table"));
+  const others = otherEngines(fit);
+  if (others) box.append(el("h2", { text: "Other engines for this setup" }), others);
   if (fit.table && fit.table.length) box.append(el("h2", { text: "What fits" }), fitTable(fit));
   box.append(el("h2", { text: "How this was worked out" }), list(fit.notes, "iem-notes"));
   return box;
 }
 
+// One table in the page's own flow (no scroll box of its own), so its sticky header follows the answer's scroll.
 function fitTable(fit) {
   const table = el("table", { class: "iem-table iem-what-fits", id: "fit-table" });
-  const head = el("tr", {}, ...["Weights", "KV cache", "Weights (GB)", "Fits", "Sequences", "Longest context", "Decode tokens/s"].map((h) => el("th", { scope: "col", text: h })));
+  const head = el("tr", {}, ...["Weights, KV cache, engine", "GiB of weights", "Fits", "Sequences", "Longest context", "Decode tok/s"]
+    .map((h) => el("th", { scope: "col", text: h })));
   table.append(el("thead", {}, head));
   const body = el("tbody");
   for (const r of fit.table) {
     const current = r.quantization === fit.quantization && (r.kv_cache || null) === (fit.kv_cache || null);
     body.append(el("tr", { "data-current": current ? "1" : null, "data-fits": r.fits ? "1" : r.fits_with_offload ? "offload" : "0" },
-      el("th", { scope: "row", text: r.name }), el("td", { text: r.kv_name }), el("td", { text: fmt.num(r.weights_gb, 1) }),
+      el("th", { scope: "row" }, el("span", { class: "iem-scheme", text: r.name }), el("span", { class: "iem-kv", text: r.kv_name }),
+        el("span", { class: "iem-kv", text: r.engine_name || "–" })),
+      el("td", { text: fmt.num(r.weights_gib, 1) }),
       el("td", { text: r.fits ? "yes" : r.fits_with_offload ? "offload" : "no" }), el("td", { text: fmt.int(r.max_sequences) }),
       el("td", { text: fmt.int(r.max_context_tokens) }), el("td", { text: r.decode_tokens_per_s === null ? "–" : fmt.num(r.decode_tokens_per_s) })));
   }
   table.append(body);
-  return el("div", { class: "iem-scroll" }, table);
+  return table;
 }

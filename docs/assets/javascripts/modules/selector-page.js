@@ -68,6 +68,13 @@ function renderPrompt(out, text) {
   out.replaceChildren(el("p", { class: "iem-prompt", text }));
 }
 
+// "Show the answer": on a phone the answer sits above the form, out of view once the form is filled in.
+function revealAnswer(out) {
+  const top = out.getBoundingClientRect().top;
+  if (top < 0 || top > window.innerHeight - 48) out.scrollIntoView({ block: "start" });
+  out.focus({ preventScroll: true });
+}
+
 // ---------------------------------------------------------------------------------------------
 export async function mountSelector() {
   const form = document.getElementById("selector-form");
@@ -164,12 +171,13 @@ export async function mountSelector() {
     syncNeed(form);
     syncGpu(form);
     if (out.dataset.state === "loading") showTreePreview(form, out);
-    run(answersFromForm(form), { updateUrl: true });
+    return run(answersFromForm(form), { updateUrl: true });
   };
   form.addEventListener("change", changed);
-  form.addEventListener("submit", (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    changed(event);
+    await changed(event);
+    revealAnswer(out);
   });
   form.addEventListener("reset", () => setTimeout(() => {
     syncNeed(form);
