@@ -22,16 +22,24 @@ from .inputs import clean_answers
 from .measured import rows_for
 
 MAX_CANDIDATES = 3
+# the tree's leaf for a need the reader stated (or that their model and machine imply); a default leaf is a
+# prior that explains the order, smaller than what a stated fact the pick handles only partly costs
 TREE_PRIOR = (20, 15, 12)
 ALSO_PRIOR = 8
+DEFAULT_PRIOR = (10, 8, 6)
+DEFAULT_ALSO = 5
 PENALTY = {"partial": -6, "unknown": -8}
+# a stated hardware, format or quantization another candidate supports fully; the machine weighs most, since a
+# partial hardware path (a community plugin, a source build) also voids what the engine's matrix scores rest on
+OUTRANKED = {"hardware": -16, "format": -10, "quantization": -10, "kv_cache": -10}
+DISTRIBUTED = ("large-moe",)  # matrix dimensions about serving across GPUs and nodes
 PRIORITY_WEIGHT = 12
 RULES = (
     "tree-leaf", "tree-default-need", "tree-inferred-need", "status", "hardware", "hardware-partial", "hardware-unknown",
     "layer-defers", "format", "format-partial", "format-unknown", "quantization", "quantization-partial",
     "quantization-unknown", "quantization-not-native", "fit-gpu", "fit-offload", "fit-offload-no", "fit-none",
     "fit-adjusted", "quantization-chosen", "workload-gate", "workload-bonus", "workload-undocumented", "matrix",
-    "priority", "fallback", "nothing-left", "companions",
+    "priority", "fallback", "nothing-left", "companions", "outranked",
 )
 
 
@@ -59,7 +67,7 @@ def reason(text, points=0, kind="fact", source=None, short=None, about=None):
 
 # -- the tree ---------------------------------------------------------------------------------------------
 
-def _infer_matches(catalog, leaf, answers, fit):
+def _infer_matches(catalog, leaf, answers, fit, branch=None):
     rule = leaf.get("infer")
     if not rule:
         return None
@@ -67,7 +75,8 @@ def _infer_matches(catalog, leaf, answers, fit):
     hardware = answers.get("_hardware")
     why = []
     if model and model["architecture"] == "moe" and "moe_min_total_params_b" in rule \
-            and model["total_params_b"] >= rule["moe_min_total_params_b"]:
+            and model["total_params_b"] >= rule["moe_min_total_params_b"] \
+            and (branch is None or branch["scale"] == "local" or _distributed(catalog, answers, branch)):
         if not rule.get("needs_offload") or (fit and not fit["fits"] and fit["fits_with_offload"]):
             why.append(f"{model['name']} is a {model['total_params_b']:g}B mixture of experts"
                        + (" that fits only with its experts in host RAM" if rule.get("needs_offload") else ""))
@@ -90,7 +99,7 @@ def walk_tree(catalog, answers, trace, fit=None):
     inferred = None
     if need is None:
         for leaf in branch["leaves"]:
-            why = _infer_matches(catalog, leaf, answers, fit)
+            why = _infer_matches(catalog, leaf, answers, fit, branch)
             if why:
                 inferred = (leaf, why)
                 break
@@ -156,7 +165,7 @@ def quantization_support(catalog, engine, quant_id, hardware):
     return "unknown", None
 
 
-def _quantization(catalog, engine, quant_id, hardware, trace):
+def _quantization(catalog, engine, quant_id, hardware, trace, about="quantization"):
     quant = catalog.quantization[quant_id]
     if not engine.get("quantization") and engine["kind"] != "engine":
         trace("layer-defers")
@@ -170,11 +179,11 @@ def _quantization(catalog, engine, quant_id, hardware, trace):
         return reason(f"No {quant['name']}{where}{note}", 0, "no", src), None
     if state == "unknown":
         trace("quantization-unknown")
-        return None, reason(f"{quant['name']}{where}: not documented", PENALTY["unknown"], "gap", about="quantization")
+        return None, reason(f"{quant['name']}{where}: not documented", PENALTY["unknown"], "gap", about=about)
     if state == "partial":
         trace("quantization-partial")
-        return None, reason(f"{quant['name']}{where} is partial{note}", PENALTY["partial"], "partial", src, about="quantization")
-    return None, reason(f"Runs {quant['name']}{where}{note}", 0, "support", src)
+        return None, reason(f"{quant['name']}{where} is partial{note}", PENALTY["partial"], "partial", src, about=about)
+    return None, reason(f"Runs {quant['name']}{where}{note}", 0, "support", src, about=about)
 
 
 def _feature(catalog, engine, key):
@@ -197,22 +206,36 @@ def dimension_weights(catalog, answers, branch):
             "local": {"ease-of-use": 3, "hardware-breadth": 2, "model-coverage": 1, "quantization": 1},
             "cluster": {"throughput": 2, "large-moe": 2, "prefix-reuse": 1}}.get(branch["scale"], {})
     scale = 0.5 if answers.get("priority") else 1.0
+    hardware = answers.get("_hardware")
     for dim, w in base.items():
-        add(dim, w * scale, f"{branch['scale']} scale")
+        # breadth of hardware matters while the hardware is open; once stated, support for it is what counts
+        if (dim not in DISTRIBUTED or _distributed(catalog, answers, branch)) and not (dim == "hardware-breadth" and hardware):
+            add(dim, w * scale, f"{branch['scale']} scale")
+    if answers.get("need") == "one-command":
+        add("ease-of-use", 3, "a single command")
     model = catalog.models.get(answers.get("model") or "")
-    if model and model["architecture"] == "moe" and model["total_params_b"] >= 100:
-        add("large-moe", 4, f"{model['name']} is a {model['total_params_b']:g}B mixture of experts")
+    if model and model["architecture"] == "moe" and model["total_params_b"] >= 100 and _distributed(catalog, answers, branch):
+        add("large-moe", 4, f"{model['name']} is a {model['total_params_b']:g}B mixture of experts served across GPUs")
     if "shared-prefix" in answers.get("workload", []):
         add("prefix-reuse", 3, "shared prefixes")
     if answers.get("quantization") or answers.get("kv_cache"):
         add("quantization", 2, "a quantized model or cache")
-    hardware = answers.get("_hardware")
-    if hardware and not hardware.startswith("nvidia-"):
-        add("hardware-breadth", 2, f"{catalog.name_of('hardware', hardware)} hardware")
     if answers.get("priority"):
         dim = catalog.questions["priorities"][answers["priority"]]["dimension"]
         add(dim, PRIORITY_WEIGHT, f"your priority, {catalog.questions['priorities'][answers['priority']]['label'].lower()}")
     return weights
+
+
+def _distributed(catalog, answers, branch):
+    """Serving across GPUs or nodes is in question: a cluster, or a service that is not one machine of one GPU
+    (a unified-memory machine is one device however many users it serves)."""
+    if branch["scale"] == "local":
+        return False
+    if branch["scale"] == "cluster":
+        return True
+    gpu = catalog.gpus.get(answers.get("gpu") or "")
+    one = (answers.get("gpus") or 1) == 1
+    return not (answers.get("memory") in ("unified", "cpu") or (gpu and gpu["memory_mode"] != "discrete") or (gpu and one))
 
 
 def _matrix_reasons(catalog, engine, weights, trace):
@@ -250,7 +273,7 @@ def evaluate(catalog, engine, answers, fit, weights, scale, trace):
         reasons += [ok] if ok else []
     for key in ("quantization", "kv_cache"):
         if answers.get(key):
-            why, ok = _quantization(catalog, engine, answers[key], hardware, trace)
+            why, ok = _quantization(catalog, engine, answers[key], hardware, trace, key)
             excluded += [why] if why else []
             reasons += [ok] if ok else []
     if fit is not None:
@@ -465,6 +488,10 @@ def _resolve(catalog, answers):
     work = dict(answers)
     gpu = catalog.gpus.get(answers.get("gpu") or "")
     work["_hardware"] = answers.get("hardware") or (gpu["hardware"] if gpu else None)
+    quant = catalog.quantization.get(answers.get("quantization") or "")
+    if quant and not answers.get("weights") and quant.get("family") in catalog.formats:
+        # a GGUF or MLX quantization is a file in that format: its loader support counts too
+        work["weights"] = quant["family"]
     if gpu and not answers.get("memory"):
         work["memory"] = {"unified": "unified", "host": "cpu"}.get(gpu["memory_mode"], "discrete")
     if answers.get("memory") == "cpu" and not work["_hardware"]:
@@ -535,6 +562,7 @@ def _precision_warning(catalog, work, trace):
 def _rank(catalog, work, branch, leaf, pool, fit, weights, trace):
     """Every engine of the branch, ruled out with its reasons or scored with them; best first."""
     scored, excluded = [], []
+    default = not work.get("need") and leaf.get("default") and not _infer_matches(catalog, leaf, work, fit, branch)
     for engine in pool:
         why, reasons = evaluate(catalog, engine, work, fit, weights, branch["scale"], trace)
         if why:
@@ -543,10 +571,12 @@ def _rank(catalog, work, branch, leaf, pool, fit, weights, trace):
             continue
         if engine["id"] in leaf["engines"]:
             i = leaf["engines"].index(engine["id"])
-            reasons.insert(0, reason(f"Decision tree: '{branch['label']}' then '{leaf['label']}' leads to {engine['name']}",
-                                     TREE_PRIOR[min(i, len(TREE_PRIOR) - 1)], "tree", short="the decision tree's pick"))
+            prior = DEFAULT_PRIOR if default else TREE_PRIOR
+            reasons.insert(0, reason(f"Decision tree: '{branch['label']}' then '{leaf['label']}' leads to {engine['name']}"
+                                     + (" (the default need: a prior, not a stated fact)" if default else ""),
+                                     prior[min(i, len(prior) - 1)], "tree", short="the decision tree's pick"))
         elif engine["id"] in leaf.get("also", []):
-            reasons.insert(0, reason(f"Decision tree: also suits '{leaf['label']}'", ALSO_PRIOR, "tree",
+            reasons.insert(0, reason(f"Decision tree: also suits '{leaf['label']}'", DEFAULT_ALSO if default else ALSO_PRIOR, "tree",
                                      short="the decision tree's alternative"))
         else:
             reasons.insert(0, reason(f"Same tier ({engine['tier']}): {engine['positioning']}", 0, "tier"))
@@ -559,8 +589,26 @@ def _order(c):
     return (-c["score"], [-x for x in c["_tie"]])
 
 
-def _machine_gap(c):
-    return any(r["kind"] in ("partial", "gap") and r["about"] == "hardware" for r in c["reasons"])
+def _outranked(catalog, work, scored, trace):
+    """Evidence over the prior: a stated hardware, format or quantization that one engine supports fully costs
+    every engine that supports it only partly (or leaves it undocumented) OUTRANKED points, once per engine
+    (a GGUF file is one fact whether it is named as format or as quantization). Sorted."""
+    found = {}
+    for about in OUTRANKED:
+        full = [c for c in scored if any(r["kind"] == "support" and r["about"] == about for r in c["reasons"])]
+        for c in scored if full else []:
+            weak = next((r for r in c["reasons"] if r["kind"] in ("partial", "gap") and r["about"] == about), None)
+            if weak and c not in full and OUTRANKED[about] < found.get(id(c), (0,))[0]:
+                found[id(c)] = (OUTRANKED[about], about, weak, full[0])
+    for c in scored:
+        if id(c) in found:
+            trace("outranked")
+            points, about, weak, other = found[id(c)]
+            c["reasons"].append(reason(f"{other['name']} supports what you stated fully ({weak['text'].split(':')[0]}); "
+                                       f"{c['name']} only partly or without documentation", points, "evidence",
+                                       short=f"{about.replace('_', ' ')} supported better elsewhere"))
+            c["score"] = _total(c["reasons"])
+    return sorted(scored, key=_order)
 
 
 def recommend(catalog, answers, trace=None):
@@ -578,14 +626,10 @@ def recommend(catalog, answers, trace=None):
     weights = dimension_weights(catalog, work, branch)
     scored, excluded = _rank(catalog, work, branch, leaf, pool, ranked_for, weights, trace)
     fallback = _fallback(catalog, work, branch, ranked_for, weights, scored, trace)
-    if fallback:
-        # the neighbouring tier competes on score with the tier's own engines, except that a machine the tier
-        # handles only partly (Apple silicon for a service) ranks behind it
-        merged = sorted([c for c in scored if not _machine_gap(c)] + fallback, key=_order)
-        candidates = (merged + [c for c in scored if _machine_gap(c)])[:MAX_CANDIDATES]
-        warnings += [f"{c['name']} {branch['fallback_note']}" for c in candidates if c["fallback"]]
-    else:
-        candidates = scored[:MAX_CANDIDATES]
+    # the neighbouring tier competes on score with the tier's own engines
+    ranked = _outranked(catalog, work, scored + fallback, trace)
+    candidates = ranked[:MAX_CANDIDATES]
+    warnings += [f"{c['name']} {branch['fallback_note']}" for c in candidates if c["fallback"]]
 
     for pick in leaf["engines"]:
         gone = next((x for x in excluded if x["engine"] == pick), None)

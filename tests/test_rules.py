@@ -6,7 +6,7 @@ import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import ALSO_PRIOR, PENALTY, RULES, TREE_PRIOR, Trace, recommend
+from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, OUTRANKED, PENALTY, RULES, TREE_PRIOR, Trace, recommend
 
 CASES = load_cases()
 FIRED = set()
@@ -112,6 +112,7 @@ POINTS_BY_KIND = {
     "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4),
     "matrix": lambda p: -40 <= p <= 40, "tier": lambda p: p == 0, "workload": lambda p: p != 0 and -8 <= p <= 6,
     "fallback": lambda p: p == 0, "companions": lambda p: p == 0, "fact": lambda p: p == 0,
+    "evidence": lambda p: p in OUTRANKED.values(),
 }
 EXCLUDING_KINDS = {"no", "status", "fit"}
 
@@ -125,7 +126,7 @@ def test_reasons_carry_their_kind_and_points(catalog, case):
         for r in cand["reasons"]:
             assert r["kind"] in POINTS_BY_KIND and POINTS_BY_KIND[r["kind"]](r["points"]), (cand["engine"], r)
             if r["kind"] in ("partial", "gap"):
-                assert r["about"] in ("hardware", "format", "quantization"), r
+                assert r["about"] in ("hardware", "format", "quantization", "kv_cache"), r
             assert r["short"] and len(r["short"]) <= len(r["text"]), r
         for r in (r for r in cand["reasons"] if r["kind"] == "matrix"):  # "<dimension> N/5": the matrix's own score
             dim = next(d for d in catalog.matrix.values() if r["short"] == f"{d['name'].lower()} {d['scores'][cand['engine']]['score']}/5")
@@ -133,7 +134,7 @@ def test_reasons_carry_their_kind_and_points(catalog, case):
             assert (r["points"] > 0) == (stars > 3) and (r["points"] < 0) == (stars < 3), (cand["engine"], r)
             assert r["text"].startswith(f"{dim['name']}: {stars}/5 in the site's decision matrix"), r
         tree = [r for r in cand["reasons"] if r["kind"] == "tree"]
-        assert len(tree) <= 1 and all(r["points"] in TREE_PRIOR + (ALSO_PRIOR,) for r in tree), tree
+        assert len(tree) <= 1 and all(r["points"] in TREE_PRIOR + DEFAULT_PRIOR + (ALSO_PRIOR, DEFAULT_ALSO) for r in tree), tree
     for row in result["excluded"]:
         assert row["engine"] not in {c["engine"] for c in result["candidates"]}
         for r in row["reasons"]:
@@ -162,10 +163,19 @@ def test_matrix_weights_follow_the_answers(catalog):
     moe = catalog.models["deepseek-v3"]
     w = _weights(catalog, {"model": "deepseek-v3", "workload": ["shared-prefix"], "quantization": "fp8",
                            "_hardware": "amd-instinct-cdna3"}, "cluster")
-    assert w["large-moe"] == (6, ["cluster scale", f"{moe['name']} is a {moe['total_params_b']:g}B mixture of experts"])
+    assert w["large-moe"] == (6, ["cluster scale", f"{moe['name']} is a {moe['total_params_b']:g}B mixture of experts served across GPUs"])
     assert w["prefix-reuse"] == (4, ["cluster scale", "shared prefixes"])
     assert w["quantization"] == (2, ["a quantized model or cache"])
-    assert w["hardware-breadth"][0] == 2 and w["hardware-breadth"][1][0].endswith(" hardware")
+    assert "hardware-breadth" not in w  # the hardware is stated: support for it counts, not breadth
+    assert "hardware-breadth" in _weights(catalog, {}, "service") and "hardware-breadth" not in _weights(
+        catalog, {"_hardware": "amd-instinct-cdna3"}, "service")
+    # expert parallelism across GPUs does not weigh on one machine
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3"}, "local")
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3", "gpu": "apple-m3-ultra"}, "service")
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3", "gpu": "h200"}, "service")
+    assert "large-moe" in _weights(catalog, {"model": "deepseek-v3", "gpu": "h200", "gpus": 8}, "service")
+    assert "large-moe" in _weights(catalog, {"model": "deepseek-v3"}, "service")
+    assert _weights(catalog, {"need": "one-command"}, "local")["ease-of-use"] == (6, ["local scale", "a single command"])
     assert _weights(catalog, {"kv_cache": "kv-fp8"}, "cluster")["quantization"] == (2, ["a quantized model or cache"])
     assert "hardware-breadth" not in _weights(catalog, {"_hardware": "nvidia-hopper"}, "cluster")
     assert "large-moe" not in _weights(catalog, {"model": "llama-3.1-70b"}, "service")  # dense
