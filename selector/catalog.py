@@ -129,7 +129,8 @@ def trim_for_selector(raw):
                                                  "family", "native_hardware") if f in v}
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
-                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens")
+                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
+                                           "config_context_tokens", "vocab_size")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
     matrix = {}

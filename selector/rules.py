@@ -18,7 +18,7 @@ other point comes from facts in the engine files, the decision matrix, the model
 """
 
 from . import fit as fit_mod
-from .inputs import clean_answers
+from .inputs import InputError, clean_answers
 from .measured import rows_for
 
 MAX_CANDIDATES = 3
@@ -358,6 +358,47 @@ def _fit_kwargs(answers):
     return kw
 
 
+def planner_answers(catalog, answers, work):
+    """The answers "Will it fit?" takes for this selector answer: the shared questions, with the quantization and
+    the GPU count or host RAM the engines were ranked for. None when there is nothing to size."""
+    if not _can_fit(work):
+        return None
+    keys = [q["key"] for q in catalog.questions["questions"] if q.get("page") in ("both", "fit")]
+    out = {k: answers[k] for k in keys if answers.get(k) not in (None, "", [])}
+    if work.get("quantization"):
+        out["quantization"] = work["quantization"]
+    out.update(work.get("_ranked_change") or {})
+    return out
+
+
+def planner_fit(catalog, fit_answers, engine_id, with_table=True):
+    """Exactly what ``fit --engine ENGINE`` answers for these planner answers (the planner's own estimate); without
+    its what-fits table when ``with_table`` is false."""
+    answers = clean_answers(catalog, {**fit_answers, "engine": engine_id}, page="fit")
+    out = fit_mod.estimate(catalog, answers["model"], answers.get("quantization"), with_table=with_table,
+                           **fit_mod.fit_arguments(answers))
+    out["assumptions"]["engine_chosen_by"] = "given"
+    out["engines"] = []
+    out["renamed"] = []
+    return out
+
+
+def _engine_fits(catalog, fit_answers):
+    """Each engine's own fit, computed once per answer (without the planner's table), for the ranking."""
+    cache = {}
+
+    def get(engine_id):
+        if fit_answers is None:
+            return None
+        if engine_id not in cache:
+            try:
+                cache[engine_id] = planner_fit(catalog, fit_answers, engine_id, with_table=False)
+            except InputError:  # an engine the planner does not offer: the generic estimate stands
+                cache[engine_id] = None
+        return cache[engine_id]
+    return get
+
+
 def _can_fit(answers):
     return bool(answers.get("model") and (answers.get("gpu") or answers.get("gpu_memory_gb")
                                           or (answers.get("memory") in ("cpu", "unified") and answers.get("ram_gb"))))
@@ -533,6 +574,7 @@ def _plan(catalog, answers, work, trace, warnings):
             quant_for = adjusted.get("quantization") or fit["quantization"]
             ranked_for = fit_mod.estimate(catalog, work["model"], quant_for, **{**_fit_kwargs(work), **change})
             work["quantization"] = quant_for
+            work["_ranked_change"] = change
             text += "; the engines below are ranked for " + (
                 f"{adjusted['gpus']} GPUs in {name(quant_for)}, the smallest count that holds it." if adjusted["kind"] == "gpus"
                 else f"{adjusted['ram_gib']} GiB of host RAM, the least that holds it.")
@@ -559,12 +601,14 @@ def _precision_warning(catalog, work, trace):
             "compute in a wider format, so the speed gain of the format is lost.")
 
 
-def _rank(catalog, work, branch, leaf, pool, fit, weights, trace):
-    """Every engine of the branch, ruled out with its reasons or scored with them; best first."""
+def _rank(catalog, work, branch, leaf, pool, fit, weights, trace, fits=None):
+    """Every engine of the branch, ruled out with its reasons or scored with them; best first. ``fits`` gives each
+    engine's own fit (its memory profile) where the planner has one, else the generic ``fit`` counts."""
+    fits = fits or (lambda e: None)
     scored, excluded = [], []
     default = not work.get("need") and leaf.get("default") and not _infer_matches(catalog, leaf, work, fit, branch)
     for engine in pool:
-        why, reasons = evaluate(catalog, engine, work, fit, weights, branch["scale"], trace)
+        why, reasons = evaluate(catalog, engine, work, fits(engine["id"]) or fit, weights, branch["scale"], trace)
         if why:
             excluded.append({"engine": engine["id"], "name": engine["name"], "tier": engine["tier"], "reasons": why,
                              "_would_score": _total(reasons)})
@@ -624,8 +668,10 @@ def recommend(catalog, answers, trace=None):
         warnings.append(precision)
 
     weights = dimension_weights(catalog, work, branch)
-    scored, excluded = _rank(catalog, work, branch, leaf, pool, ranked_for, weights, trace)
-    fallback = _fallback(catalog, work, branch, ranked_for, weights, scored, trace)
+    fit_answers = planner_answers(catalog, answers, work)
+    fits = _engine_fits(catalog, fit_answers)
+    scored, excluded = _rank(catalog, work, branch, leaf, pool, ranked_for, weights, trace, fits)
+    fallback = _fallback(catalog, work, branch, ranked_for, weights, scored, trace, fits)
     # the neighbouring tier competes on score with the tier's own engines
     ranked = _outranked(catalog, work, scored + fallback, trace)
     candidates = ranked[:MAX_CANDIDATES]
@@ -652,6 +698,8 @@ def recommend(catalog, answers, trace=None):
     for c in candidates:
         c["why"] = _why(c, candidates)
         c.pop("_tie", None)
+        # the planner's answer for this engine, the one it was ranked on (its what-fits table stays on /fit/)
+        c["fit"] = fits(c["engine"])
         c["measured"] = rows_for(catalog, engine=c["engine"], gpu=work.get("gpu"), hardware=work.get("_hardware"),
                                  model=work.get("model"), weights=work.get("quantization"), gpus=work.get("gpus"),
                                  concurrency=work.get("concurrency"))
@@ -666,6 +714,7 @@ def recommend(catalog, answers, trace=None):
         "suggestions": advice,
         "path": path,
         "fit": fit,
+        "fit_answers": fit_answers,
         "renamed": renamed,
     }
 
@@ -694,15 +743,16 @@ def _clean(c):
     return not any(r["kind"] in ("partial", "gap") for r in c["reasons"])
 
 
-def _fallback(catalog, work, branch, fit, weights, scored, trace):
+def _fallback(catalog, work, branch, fit, weights, scored, trace, fits=None):
     tiers = branch.get("fallback_tiers") or []
     if not tiers:
         return []
     if sum(1 for c in scored[:MAX_CANDIDATES] if _clean(c)) >= 2:
         return []
     others = []
+    fits = fits or (lambda e: None)
     for engine in catalog.engines_in(tiers, ("engine",)):
-        why, reasons = evaluate(catalog, engine, work, fit, weights, branch["scale"], Trace())
+        why, reasons = evaluate(catalog, engine, work, fits(engine["id"]) or fit, weights, branch["scale"], Trace())
         if why:
             continue
         reasons.insert(0, reason(f"From tier {engine['tier']}: {engine['positioning']}", 0, "fallback"))
