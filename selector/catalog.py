@@ -133,6 +133,9 @@ def trim_for_selector(raw):
                                            "config_context_tokens", "vocab_size")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
+    for k, v in raw.get("models", {}).items():  # the selector names published checkpoints by repository
+        if v.get("checkpoints"):
+            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]]
     matrix = {}
     for did, d in raw.get("matrix", {}).items():
         kept = {f: d[f] for f in ("id", "name", "order", "scores")}

@@ -469,7 +469,8 @@ def suggestions(catalog, answers, fit, engines):
         fitting = []
         top = engines[:1]
         for q in sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights"),
-                        key=lambda q: (not _supported(catalog, top, q["id"], hardware), -q["bits_per_weight"], q["id"])):
+                        key=lambda q: (not _supported(catalog, top, q["id"], hardware), _practice(q, hardware, scale),
+                                       -q["bits_per_weight"], q["id"])):
             if not _supported(catalog, engines, q["id"], hardware):
                 continue
             est = fit_mod.estimate(catalog, model["id"], q["id"], **kw)
@@ -511,15 +512,88 @@ def suggestions(catalog, answers, fit, engines):
                 est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "kv_quantization": kv[0]["id"]})
                 out.append({"kind": "kv", "text": f"With the {kv[0]['name']}: {est['capacity']['max_sequences']:,} sequences of "
                             f"{fit['context_tokens']:,} tokens ({est['capacity']['kv_tokens']:,} tokens of KV cache)."})
+        out += _native_weights(catalog, model, fit, kw, engines, hardware)
         if machine["mode"] == "discrete" and machine["gpu_gib"]:
-            for n in (2, 4, 8, 16, 32, 64):
-                if n <= (kw.get("gpus") or 1):
-                    continue
-                est = fit_mod.estimate(catalog, model["id"], quant_id, **{**kw, "gpus": n})
-                if est["concurrency_met"]:
-                    out.append({"kind": "gpus-load", "gpus": n, "text": f"{n} GPUs hold all {fit['concurrency']} sequences."})
-                    break
+            out += _gpus_for_load(catalog, model, fit, kw)
     return out
+
+
+def _practice(q, hardware, scale):
+    """Where a scheme stands in what people deploy: at service scale the hardware's native format (FP8 on Hopper,
+    NVFP4 on Blackwell, MXFP4 where native) first, then the other checkpoint formats (AWQ, GPTQ), file formats
+    of the desktop runtimes (GGUF, MLX) last; on one machine only the bits count."""
+    if scale == "local":
+        return 0
+    if hardware and hardware in q["native_hardware"]:
+        return 0
+    return 2 if q.get("family") else 1
+
+
+def _native_weights(catalog, model, fit, kw, engines, hardware):
+    """A narrower weight format the hardware computes natively frees memory for the KV cache: how many sequences."""
+    now = catalog.quantization[fit["quantization"]]
+    out = []
+    for q in sorted((q for q in catalog.quantization.values() if q["applies_to"] == "weights" and hardware in q["native_hardware"]
+                     and q["bits_per_weight"] < now["bits_per_weight"] and _supported(catalog, engines, q["id"], hardware)),
+                    key=lambda q: (-q["bits_per_weight"], q["id"]))[:1]:
+        est = fit_mod.estimate(catalog, model["id"], q["id"], **kw)
+        if est["capacity"]:
+            out.append({"kind": "weights", "quantization": q["id"],
+                        "text": f"{q['name']} weights ({est['weights_gb']:g} GB instead of {fit['weights_gb']:g} GB), which "
+                                f"{catalog.name_of('hardware', hardware)} computes natively, leave room for "
+                                f"{est['capacity']['max_sequences']:,} sequences of {fit['context_tokens']:,} tokens on the same GPUs."})
+    return out
+
+
+def _gpus_for_load(catalog, model, fit, kw):
+    """GPUs that hold every asked sequence, with the arithmetic: copies of this setup, or a wider tensor-parallel group."""
+    cap, g, want = fit["capacity"], kw.get("gpus") or 1, fit["concurrency"]
+    if not cap["max_sequences"]:
+        return []
+    per_seq = cap["kv_budget_gib"] / cap["max_sequences"]
+    copies = -(-want // cap["max_sequences"])
+    text = (f"Each sequence of {fit['context_tokens']:,} tokens takes about {per_seq:.2f} GiB of KV cache, so {want:,} take "
+            f"{per_seq * want:,.0f} GiB; {g} GPU{'s leave' if g > 1 else ' leaves'} {cap['kv_budget_gib']:,.0f} GiB of KV cache after "
+            f"the weights, {cap['max_sequences']:,} sequences. ")
+    wider = None
+    for n in (2, 4, 8, 16, 32, 64):
+        if g < n < copies * g:
+            est = fit_mod.estimate(catalog, model["id"], fit["quantization"], **{**kw, "gpus": n})
+            if est["concurrency_met"]:
+                wider = (n, est["capacity"])
+                break
+    if wider:
+        n, c = wider
+        text += f"{n} GPUs in one tensor-parallel group hold all {want:,} ({c['kv_budget_gib']:,.0f} GiB of KV cache, {c['max_sequences']:,} sequences)."
+        return [{"kind": "gpus-load", "gpus": n, "text": text}]
+    text += (f"{copies * g} GPUs as {copies} copies of this {g}-GPU setup behind a load balancer hold all {want:,} "
+             f"({copies * cap['max_sequences']:,} sequences).")
+    return [{"kind": "gpus-load", "gpus": copies * g, "text": text}]
+
+
+def checkpoint_advice(catalog, work, candidates):
+    """The stated weights are a file the serving engine loads only partly: name the safetensors checkpoints it loads
+    fully (from the model's list of published checkpoints)."""
+    fmt = work.get("weights")
+    tier = next((c for c in candidates if not c["fallback"]), None)
+    if not fmt or fmt == "safetensors" or not tier or "safetensors" not in catalog.formats:
+        return []
+    weak = next((r for r in tier["reasons"] if r["about"] == "format" and r["kind"] in ("partial", "gap")), None)
+    if not weak:
+        return []
+    engine = catalog.engines[tier["engine"]]
+    model = catalog.models.get(work.get("model") or "")
+    hardware = work.get("_hardware")
+    found = []
+    for ck in (model or {}).get("checkpoints", []):
+        q = catalog.quantization.get(ck["quantization"]) or {}
+        if q and not q.get("family") and quantization_support(catalog, engine, q["id"], hardware)[0] == "yes":
+            found.append(f"{q['name']} ({ck['repo']})")
+    text = (f"{engine['name']} loads {catalog.name_of('formats', fmt)} only partly; serve the model's "
+            f"{catalog.name_of('formats', 'safetensors')} checkpoint instead")
+    text += (f": {', '.join(found[:3])} {'load' if len(found) > 1 else 'loads'} fully." if found else
+             ", in FP8 or a 4-bit checkpoint format (AWQ, GPTQ) it runs fully.")
+    return [{"kind": "checkpoint", "text": text}]
 
 
 # -- the answer ---------------------------------------------------------------------------------------------------
@@ -597,8 +671,9 @@ def _precision_warning(catalog, work, trace):
         return None
     trace("quantization-not-native")
     native = ", ".join(catalog.name_of("hardware", h) for h in quant["native_hardware"])
-    return (f"{quant['name']} computes natively on {native}; on {catalog.name_of('hardware', hardware)} engines store it and "
-            "compute in a wider format, so the speed gain of the format is lost.")
+    return (f"{quant['name']} computes natively on {native}; on {catalog.name_of('hardware', hardware)} engines run it "
+            "weight-only. Kept: the memory saving, and most of the decode speed gain, since decoding mostly reads weights. "
+            "Lost: the low-precision tensor-core compute, so prefill and large batches run at the speed of the wider format.")
 
 
 def _rank(catalog, work, branch, leaf, pool, fit, weights, trace, fits=None):
@@ -687,6 +762,7 @@ def recommend(catalog, answers, trace=None):
         if gone and all(r["kind"] == "status" for r in gone["reasons"]) and (
                 warn["engine"] in leaf["engines"] or gone["_would_score"] >= third):
             warnings.append(warn["text"])
+    advice = advice + checkpoint_advice(catalog, work, candidates)
     if candidates and leaf.get("with"):
         trace("companions")
         candidates[0]["reasons"].append(_companions(catalog, leaf, work, ranked_for, branch))

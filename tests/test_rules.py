@@ -214,7 +214,8 @@ def test_suggestions_name_the_quantization_and_only_when_it_does_not_fit(catalog
         result = recommend(catalog, case["answers"])
         fit = result.get("fit")
         if fit and fit["fits"] and fit["concurrency_met"]:
-            assert result["suggestions"] == [], case["id"]  # nothing to fix
+            # nothing to fix but the file format: a checkpoint the engine loads fully
+            assert all(s["kind"] == "checkpoint" for s in result["suggestions"]), case["id"]
         for s in result["suggestions"]:
             if s.get("quantization"):
                 said += 1
