@@ -92,7 +92,7 @@ class Catalog:
 
 
 SELECTOR_ENGINE_FIELDS = ("id", "name", "kind", "tier", "positioning", "status", "hardware", "formats",
-                          "quantization", "features", "memory")
+                          "quantization", "features", "memory", "relations")
 
 
 def trim_for_selector(raw):

@@ -772,6 +772,9 @@ def recommend(catalog, answers, trace=None):
     if leaf.get("note"):
         path[-1]["note"] = leaf["note"]
     for c in candidates:
+        # KV-cache layers and the engines underneath come with a cluster answer, not as alternatives to it
+        c["companions"] = companions_of(catalog, catalog.engines[c["engine"]], work, branch["scale"]) \
+            if branch["scale"] == "cluster" else []
         c["why"] = _why(c, candidates)
         c.pop("_tie", None)
         # the planner's answer for this engine, the one it was ranked on (its what-fits table stays on /fit/)
@@ -793,6 +796,35 @@ def recommend(catalog, answers, trace=None):
         "fit_answers": fit_answers,
         "renamed": renamed,
     }
+
+
+def companions_of(catalog, engine, work, scale):
+    """What runs with this candidate, from the relations of the engine files (either side): the engines underneath
+    an orchestration layer, and the KV-cache layers that plug into it. Those the answers rule out are left out."""
+    out = []
+
+    def add(other, role, rel, holder):
+        if any(x["engine"] == other["id"] for x in out):
+            return
+        why, _ = evaluate(catalog, other, work, None, {}, scale, Trace())
+        if not why:
+            out.append({"engine": other["id"], "name": other["name"], "role": role, "note": rel.get("note"),
+                        "source": _source(catalog, holder, rel.get("source"))})
+
+    for rel in engine.get("relations", []):
+        other = catalog.engines.get(rel["engine"])
+        if other and rel["type"] == "backend":
+            add(other, "engine underneath", rel, engine)
+    for rel in engine.get("relations", []):
+        other = catalog.engines.get(rel["engine"])
+        if other and other["kind"] == "kv-cache" and rel["type"] == "integrates-with":
+            add(other, "KV-cache layer", rel, engine)
+    for other in catalog.engines.values():
+        if other["kind"] == "kv-cache":
+            for rel in other.get("relations", []):
+                if rel["engine"] == engine["id"] and rel["type"] == "integrates-with":
+                    add(other, "KV-cache layer", rel, other)
+    return out
 
 
 def _companions(catalog, leaf, work, fit, branch):
