@@ -130,7 +130,7 @@ def trim_for_selector(raw):
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
                                            "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
-                                           "config_context_tokens", "vocab_size")
+                                           "config_context_tokens", "vocab_size", "vendor")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
     for k, v in raw.get("models", {}).items():  # the selector names published checkpoints by repository
@@ -149,7 +149,8 @@ def trim_for_selector(raw):
         kept["method"] = {f: rs["method"][f] for f in ("concurrency", "input_tokens", "output_tokens") if f in rs["method"]}
         kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
         kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
-                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps")
+                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
+                                                                    "ttft_ms", "tpot_ms")
                                      if k in row["metrics"]}} for row in rs["rows"]]
         results[set_id] = kept
     out["results"] = results

@@ -19,7 +19,7 @@ other point comes from facts in the engine files, the decision matrix, the model
 
 from . import fit as fit_mod
 from .inputs import InputError, clean_answers
-from .measured import rows_for
+from .measured import METRICS, phrase, rows_for
 
 MAX_CANDIDATES = 3
 # the tree's leaf for a need the reader stated (or that their model and machine imply); a default leaf is a
@@ -39,8 +39,9 @@ RULES = (
     "layer-defers", "format", "format-partial", "format-unknown", "quantization", "quantization-partial",
     "quantization-unknown", "quantization-not-native", "fit-gpu", "fit-offload", "fit-offload-no", "fit-none",
     "fit-adjusted", "quantization-chosen", "workload-gate", "workload-bonus", "workload-undocumented", "matrix",
-    "priority", "fallback", "nothing-left", "companions", "outranked",
+    "priority", "fallback", "nothing-left", "companions", "outranked", "measured", "priority-fact",
 )
+MEASURED_POINTS = (4, 3, 1)  # ahead of another candidate in one result set: same model, same family and size, other size
 
 
 class Trace:
@@ -304,8 +305,61 @@ def evaluate(catalog, engine, answers, fit, weights, scale, trace):
             reasons.append(reason(f"Continuous batching for many users: {fact['value']}"
                                   + (f" ({fact['note']})" if fact.get("note") else ""), points, "workload", src,
                                   short=f"continuous batching: {fact['value']}"))
+    if answers.get("priority") and engine["kind"] == "engine":
+        reasons += _priority_reasons(catalog, engine, answers, trace)
     reasons += _matrix_reasons(catalog, engine, weights, trace)
     return excluded, reasons
+
+
+PRIORITY_FACT = {"yes": 3, "partial": 1, "no": -3, "unknown": -1}
+
+
+def _priority_reasons(catalog, engine, answers, trace):
+    """What decides the stated priority besides the matrix: the engine's features for it (speculative decoding for
+    latency, batching for throughput), and for latency the time to first token and per output token it was measured at."""
+    spec = catalog.questions["priorities"][answers["priority"]]
+    out = []
+    for key in spec.get("features", []):
+        fact, src = _feature(catalog, engine, key)
+        label = key.replace("_", " ").capitalize().replace("Paged kv", "Paged KV cache")
+        methods = ", ".join(fact.get("methods", []))
+        note = f" ({fact['note']})" if fact.get("note") else ""
+        trace("priority-fact")
+        out.append(reason(f"{label} for {spec['label'].lower()}: {fact['value']}" + (f", methods {methods}" if methods else "") + note,
+                          PRIORITY_FACT[fact["value"]], "priority-fact", src, short=f"{label.lower()}: {fact['value']}"))
+    if answers["priority"] == "latency":
+        said = _latency_row(catalog, engine, answers)
+        if said:
+            out.append(reason(said["text"], 0, "measured", said["source"], short="measured TTFT and TPOT"))
+    return out
+
+
+def _latency_row(catalog, engine, answers):
+    """The engine's measured row with the lowest median time per output token for the stated model (or its family)
+    on the stated GPU (or its family), with its time to first token."""
+    model = catalog.models.get(answers.get("model") or "")
+    gpu, hardware = answers.get("gpu"), answers.get("_hardware")
+    found = []
+    for rs in (getattr(catalog, "results", None) or {}).values():
+        for row in rs["rows"]:
+            m = row["metrics"]
+            if row["engine"] != engine["id"] or "median" not in m.get("ttft_ms", {}) or "median" not in m.get("tpot_ms", {}):
+                continue
+            row_model = catalog.models.get(row["model"])
+            near = _closeness(catalog, model, row_model) if model and row_model else None
+            on = row["gpu"] == gpu if gpu else (catalog.gpus.get(row["gpu"]) or {}).get("hardware") == hardware if hardware else True
+            if (model and (near is None or near > 1)) or not on:  # another size says little about latency
+                continue
+            found.append(((near or 0, m["tpot_ms"]["median"]), rs, row))
+    if not found:
+        return None
+    (near, _), rs, row = min(found, key=lambda f: (f[0], f[1]["id"]))
+    m = row["metrics"]
+    said = phrase(catalog, rs, row)
+    return {"text": f"Measured latency: median time to first token {m['ttft_ms']['median']:,.0f} ms and per output token "
+                    f"{m['tpot_ms']['median']:,.1f} ms" + (f" (p99 {m['tpot_ms']['p99']:,.1f} ms)" if "p99" in m["tpot_ms"] else "")
+                    + "; " + said["text"][len("Measured: "):]
+                    + (f" ({CLOSENESS[near]} as yours)" if model else ""), "source": said["source"]}
 
 
 def _fit_reason(catalog, engine, fit, scale, trace):
@@ -730,6 +784,76 @@ def _outranked(catalog, work, scored, trace):
     return sorted(scored, key=_order)
 
 
+def _closeness(catalog, asked, row_model):
+    """0 the same model, 1 the same family and size, 2 the same family in another size, None otherwise."""
+    if row_model["id"] == asked["id"]:
+        return 0
+    if row_model["vendor"] != asked["vendor"] or row_model["architecture"] != asked["architecture"]:
+        return None
+    return 1 if abs(row_model["total_params_b"] - asked["total_params_b"]) <= 0.1 * asked["total_params_b"] else 2
+
+
+def _figure(value):
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+CLOSENESS = ("the same model", "the same family and size", "the same family, another size")
+
+
+def _measured(catalog, work, ranked, trace):
+    """Measured rows argue: in one result set, on the stated GPU (or its family), for the stated model or its family,
+    the best row of each ranked engine on the set's first metric. Quoted engine against engine where the set holds
+    several; the engine ahead gains MEASURED_POINTS by how close the model is. Sorted again."""
+    model = catalog.models.get(work.get("model") or "")
+    gpu, hardware = work.get("gpu"), work.get("_hardware")
+    results = getattr(catalog, "results", None) or {}
+    if not model or not (gpu or hardware) or not results:
+        return ranked
+    engines = {c["engine"]: c for c in ranked}
+    best = {}  # engine -> (closeness, set id, row, metric, value, engine -> value in that set)
+    for rs in results.values():
+        groups = {}
+        for row in rs["rows"]:
+            row_model = catalog.models.get(row["model"])
+            near = _closeness(catalog, model, row_model) if row_model else None
+            on = row["gpu"] == gpu if gpu else (catalog.gpus.get(row["gpu"]) or {}).get("hardware") == hardware
+            if near is None or not on or row["engine"] not in engines:
+                continue
+            metric = next((k for k, _ in METRICS if k in row["metrics"]), None)
+            if metric:
+                groups.setdefault((near, row["model"], row["gpu"], metric), []).append(row)
+        for (near, _, _, metric), rows in groups.items():
+            top = {}
+            for row in rows:
+                if row["metrics"][metric] > top.get(row["engine"], (0,))[0]:
+                    top[row["engine"]] = (row["metrics"][metric], row)
+            for engine, (value, row) in top.items():
+                key = (near, -len(top), rs["id"])
+                if engine not in best or key < best[engine][0]:
+                    best[engine] = (key, rs, row, metric, top)
+    nearest = min((b[0][0] for b in best.values()), default=None)
+    for engine, (key, rs, row, metric, top) in best.items():
+        if key[0] != nearest:  # another engine was measured on a closer model: only like is quoted with like
+            continue
+        c = engines[engine]
+        near = key[0]
+        said = phrase(catalog, rs, row)
+        text = f"{said['text']} ({CLOSENESS[near]} as yours)"
+        points = 0
+        others = [e for e in top if e != engine]
+        if others:
+            ahead = all(top[engine][0] >= top[e][0] for e in others)
+            versus = "; ".join(f"{catalog.name_of('engines', e)}'s best row in that set: {_figure(top[e][0])}" for e in others)
+            text += f"; {versus}"
+            points = MEASURED_POINTS[near] if ahead else 0
+        trace("measured")
+        c["reasons"].append(reason(text, points, "measured", said["source"],
+                                   short=f"measured ahead on {catalog.name_of('models', row['model'])}" if points else
+                                   f"measured on {catalog.name_of('models', row['model'])}"))
+        c["score"] = _total(c["reasons"])
+    return sorted(ranked, key=_order)
+
+
 def recommend(catalog, answers, trace=None):
     """Answer a selector query. Raises :class:`selector.inputs.InputError` on bad input."""
     trace = trace or Trace()
@@ -748,7 +872,7 @@ def recommend(catalog, answers, trace=None):
     scored, excluded = _rank(catalog, work, branch, leaf, pool, ranked_for, weights, trace, fits)
     fallback = _fallback(catalog, work, branch, ranked_for, weights, scored, trace, fits)
     # the neighbouring tier competes on score with the tier's own engines
-    ranked = _outranked(catalog, work, scored + fallback, trace)
+    ranked = _measured(catalog, work, _outranked(catalog, work, scored + fallback, trace), trace)
     candidates = ranked[:MAX_CANDIDATES]
     warnings += [f"{c['name']} {branch['fallback_note']}" for c in candidates if c["fallback"]]
 

@@ -6,7 +6,7 @@ import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, OUTRANKED, PENALTY, RULES, TREE_PRIOR, Trace, recommend
+from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES, TREE_PRIOR, Trace, recommend
 
 CASES = load_cases()
 FIRED = set()
@@ -113,6 +113,8 @@ POINTS_BY_KIND = {
     "matrix": lambda p: -40 <= p <= 40, "tier": lambda p: p == 0, "workload": lambda p: p != 0 and -8 <= p <= 6,
     "fallback": lambda p: p == 0, "companions": lambda p: p == 0, "fact": lambda p: p == 0,
     "evidence": lambda p: p in OUTRANKED.values(),
+    "measured": lambda p: p in (0,) + MEASURED_POINTS,
+    "priority-fact": lambda p: p in PRIORITY_FACT.values(),
 }
 EXCLUDING_KINDS = {"no", "status", "fit"}
 
