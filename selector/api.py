@@ -11,7 +11,7 @@ import json
 from .catalog import Catalog
 from .fit import estimate, fit_arguments
 from .inputs import InputError, show_value, clean_answers
-from .rules import recommend
+from .rules import planner_fit, recommend, selector_answers
 
 _catalog = None
 
@@ -35,19 +35,18 @@ def run_fit(catalog, answers):
     elif not answers.get("gpu") and not answers.get("gpu_memory_gb") and not (mode == "unified" and answers.get("ram_gb")):
         raise InputError("gpu", None, "choose a GPU or machine, or give the memory per GPU (GiB)", label=label("gpu"))
     args = fit_arguments(answers)
-    chosen = None
-    if not args.get("engine"):
-        chosen = default_engines(catalog, answers)
-        args["engine"] = chosen["engines"][0] if chosen["engines"] else None
+    if args.get("engine"):  # the same function gives each selector candidate its fit
+        out = planner_fit(catalog, answers, args["engine"])
+        out["renamed"] = renamed
+        return out
+    chosen = default_engines(catalog, answers)
+    args["engine"] = chosen["engines"][0] if chosen["engines"] else None
     out = estimate(catalog, answers["model"], answers.get("quantization"), with_table=True, **args)
-    if chosen is not None:
-        out["assumptions"]["engine_chosen_by"] = "selector" if args["engine"] else None
-        out["assumptions"]["scale"] = chosen["scale"]
-        out["engines"] = [_engine_row(catalog, answers, args, e, out) for e in chosen["engines"][1:]]
-    else:
-        out["assumptions"]["engine_chosen_by"] = "given"
-        out["engines"] = []
+    out["assumptions"]["engine_chosen_by"] = "selector" if args["engine"] else None
+    out["assumptions"]["scale"] = chosen["scale"]
+    out["engines"] = [_engine_row(catalog, answers, args, e, out) for e in chosen["engines"][1:]]
     out["renamed"] = renamed
+    out["selector_answers"] = selector_answers(catalog, answers, chosen["scale"])
     return out
 
 

@@ -434,7 +434,34 @@ def planner_fit(catalog, fit_answers, engine_id, with_table=True):
     out["assumptions"]["engine_chosen_by"] = "given"
     out["engines"] = []
     out["renamed"] = []
+    out["selector_answers"] = selector_answers(catalog, answers)
     return out
+
+
+def selector_answers(catalog, answers, scale=None):
+    """The selector's answers for a planner answer (its shared questions, and the scale when the planner chose one),
+    so /fit/ can link to the ranking of the same setup."""
+    keys = [q["key"] for q in catalog.questions["questions"] if q.get("page") in ("both", "selector")]
+    out = {k: answers[k] for k in keys if answers.get(k) not in (None, "", [])}
+    if scale:
+        out["scale"] = scale
+    return out
+
+
+def fit_line(catalog, fit):
+    """The candidate's fit in one line: fits or not, KV tokens, and why its engine's figure is what it is."""
+    cap, a = fit["capacity"] or {}, fit["assumptions"]
+    name = catalog.name_of("engines", a["engine_profile"] or a["engine"])
+    state = "Fits" if fit["fits"] else "Fits with weights in host RAM" if fit["fits_with_offload"] else "Does not fit"
+    text = state + (f": {cap['kv_tokens']:,} tokens of KV cache, {cap['max_sequences']:,} sequences of "
+                    f"{fit['context_tokens']:,} tokens" if cap.get("kv_tokens") is not None else "")
+    if a["sizing"] == "context":
+        why = f"{name} allocates the KV cache for the context asked, with no memory share"
+    else:
+        why = (f"{name} sizes the KV cache from a {a['memory_fraction']:g} share of {a['fraction_of'].replace('-', ' ')} "
+               f"memory, less {a['runtime_reserve_gib']:.2f} GiB it holds besides weights and KV cache")
+    via = f" (the engine {catalog.name_of('engines', a['engine'])} runs)" if a.get("engine_via") else ""
+    return f"{text}; {why}{via}."
 
 
 def _engine_fits(catalog, fit_answers):
@@ -903,6 +930,7 @@ def recommend(catalog, answers, trace=None):
         c.pop("_tie", None)
         # the planner's answer for this engine, the one it was ranked on (its what-fits table stays on /fit/)
         c["fit"] = fits(c["engine"])
+        c["fit_line"] = fit_line(catalog, c["fit"]) if c["fit"] else None
         c["measured"] = rows_for(catalog, engine=c["engine"], gpu=work.get("gpu"), hardware=work.get("_hardware"),
                                  model=work.get("model"), weights=work.get("quantization"), gpus=work.get("gpus"),
                                  concurrency=work.get("concurrency"))
