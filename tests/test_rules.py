@@ -281,3 +281,147 @@ def test_candidates_fit_differs_by_engine(catalog):
     kv = {c["engine"]: c["fit"]["capacity"]["kv_tokens"] for c in result["candidates"]}
     assert len(set(kv.values())) > 1, kv
     assert {c["fit"]["assumptions"]["engine"] for c in result["candidates"]} == set(kv)
+
+
+# -- issue 23: targeted checks of the new weighing -----------------------------------------------------------
+
+def _cand(result, engine):
+    return next(c for c in result["candidates"] if c["engine"] == engine)
+
+
+def test_closeness_of_measured_models(catalog):
+    from selector.rules import _closeness
+    m = catalog.models
+    assert _closeness(catalog, m["llama-3.3-70b"], m["llama-3.3-70b"]) == 0
+    assert _closeness(catalog, m["llama-3.3-70b"], m["llama-2-70b"]) == 1
+    assert _closeness(catalog, m["llama-3.3-70b"], m["llama-3.1-8b"]) == 2
+    assert _closeness(catalog, m["llama-3.3-70b"], m["qwen3-32b"]) is None
+    assert _closeness(catalog, m["qwen3-32b"], m["qwen3-30b-a3b"]) is None  # dense against MoE: not one family here
+    assert _closeness(catalog, m["deepseek-r1"], m["deepseek-v3"]) == 1
+
+
+def test_practice_orders_native_then_checkpoints_then_files(catalog):
+    from selector.rules import _practice
+    q = catalog.quantization
+    assert _practice(q["fp8"], "nvidia-hopper", "service") == 0
+    assert _practice(q["awq"], "nvidia-hopper", "service") == 1
+    assert _practice(q["gguf-q4-k-m"], "nvidia-hopper", "service") == 2
+    assert _practice(q["mlx-4bit"], None, "cluster") == 2
+    assert _practice(q["gguf-q4-k-m"], "nvidia-hopper", "local") == 0
+
+
+def test_default_leaf_is_a_prior_and_a_stated_need_is_not(catalog):
+    default = recommend(catalog, {"scale": "local"})
+    stated = recommend(catalog, {"scale": "local", "need": "one-command"})
+    tree = lambda r, e: next(x for x in _cand(r, e)["reasons"] if x["kind"] == "tree")  # noqa: E731
+    assert tree(default, "ollama")["points"] == DEFAULT_PRIOR[0] and "a prior, not a stated fact" in tree(default, "ollama")["text"]
+    assert tree(stated, "ollama")["points"] == TREE_PRIOR[0] and "prior" not in tree(stated, "ollama")["text"]
+    assert tree(default, "llama-cpp")["points"] == DEFAULT_ALSO and tree(stated, "llama-cpp")["points"] == ALSO_PRIOR
+
+
+def test_outranked_once_per_engine_with_the_largest_penalty(catalog):
+    result = recommend(catalog, {"scale": "service", "gpu": "apple-m3-ultra", "model": "qwen3-235b-a22b",
+                                 "quantization": "mlx-4bit", "concurrency": 4})
+    for c in result["candidates"]:
+        evidence = [r for r in c["reasons"] if r["kind"] == "evidence"]
+        gaps = {r["about"] for r in c["reasons"] if r["kind"] in ("partial", "gap")}
+        assert len(evidence) == (1 if gaps else 0), c["engine"]
+        if gaps:
+            assert evidence[0]["points"] == min(OUTRANKED[a] for a in gaps), (c["engine"], gaps)
+            assert c["name"] in evidence[0]["text"] and "supports what you stated fully" in evidence[0]["text"]
+
+
+def test_no_outranking_when_nobody_supports_the_fact_fully(catalog):
+    result = recommend(catalog, {"scale": "service", "weights": "tensorrt-engine"})
+    assert result["candidates"]
+    assert not any(r["kind"] == "evidence" for c in result["candidates"] for r in c["reasons"])
+    assert any(r["kind"] == "partial" for c in result["candidates"] for r in c["reasons"])
+
+
+def test_priority_features_weigh_their_value(catalog):
+    result = recommend(catalog, {"scale": "service", "priority": "latency", "need": "kv-quant-latency"})
+    for c in result["candidates"]:
+        fact = catalog.engines[c["engine"]]["features"]["speculative_decoding"]["value"]
+        spec = [r for r in c["reasons"] if r["kind"] == "priority-fact"]
+        assert len(spec) == 1 and spec[0]["points"] == PRIORITY_FACT[fact] and f"low latency: {fact}" in spec[0]["text"], c["engine"]
+    assert PRIORITY_FACT["yes"] > PRIORITY_FACT["partial"] > 0 > PRIORITY_FACT["unknown"] > PRIORITY_FACT["no"]
+    result = recommend(catalog, {"scale": "service", "priority": "throughput"})
+    texts = [r["text"] for r in _cand(result, "vllm")["reasons"] if r["kind"] == "priority-fact"]
+    assert any(t.startswith("Continuous batching for throughput per gpu: yes") for t in texts)
+    assert any(t.startswith("Paged KV cache for throughput per gpu: yes") for t in texts)
+    assert not any(r["kind"] == "priority-fact" for c in recommend(catalog, {"scale": "service"})["candidates"] for r in c["reasons"])
+
+
+def test_measured_points_go_to_the_engine_ahead(catalog):
+    result = recommend(catalog, {"scale": "local", "gpu": "rtx-4090d", "model": "deepseek-v3", "quantization": "gguf-q4-k-m", "ram_gb": 512})
+    ahead = [r for r in _cand(result, "ktransformers")["reasons"] if r["kind"] == "measured"]
+    behind = [r for r in _cand(result, "llama-cpp")["reasons"] if r["kind"] == "measured"]
+    assert [r["points"] for r in ahead] == [MEASURED_POINTS[0]] and [r["points"] for r in behind] == [0]
+    assert "the same model as yours" in ahead[0]["text"] and ahead[0]["source"]["url"].startswith("https://")
+    family = recommend(catalog, {"scale": "local", "gpu": "rtx-4090d", "model": "deepseek-r1", "quantization": "gguf-q4-k-m", "ram_gb": 512})
+    assert [r["points"] for r in _cand(family, "ktransformers")["reasons"] if r["kind"] == "measured"] == [MEASURED_POINTS[1]]
+    assert not any(r["kind"] == "measured" for c in recommend(catalog, {"scale": "local", "model": "deepseek-v3"})["candidates"]
+                   for r in c["reasons"])  # no GPU or hardware stated: nothing comparable
+
+
+def test_gpus_for_the_load_are_explained_with_the_kv_arithmetic(catalog):
+    result = recommend(catalog, {"scale": "service", "gpu": "h100-sxm", "gpus": 8, "model": "llama-3.3-70b", "concurrency": 200})
+    load = next(s for s in result["suggestions"] if s["kind"] == "gpus-load")
+    cap = result["fit"]["capacity"]
+    per = cap["kv_budget_gib"] / cap["max_sequences"]
+    assert f"about {per:.2f} GiB of KV cache, so 200 take {per * 200:,.0f} GiB" in load["text"]
+    assert f"{cap['max_sequences']:,} sequences" in load["text"]
+    assert load["gpus"] == 16 and "as 2 copies of this 8-GPU setup" in load["text"]
+    native = next(s for s in result["suggestions"] if s["kind"] == "weights")
+    assert native["quantization"] == "fp8" and "which NVIDIA Hopper computes natively" in native["text"]
+    wider = recommend(catalog, {"scale": "service", "model": "qwen3-32b", "gpu": "h100-sxm", "concurrency": 50})
+    load = next(s for s in wider["suggestions"] if s["kind"] == "gpus-load")
+    assert "in one tensor-parallel group hold all 50" in load["text"] and load["gpus"] < 13
+
+
+def test_checkpoint_advice_only_for_a_file_the_serving_engine_loads_partly(catalog):
+    gguf = recommend(catalog, {"scale": "service", "weights": "gguf", "model": "qwen3-32b", "gpu": "h100-sxm"})
+    advice = [s for s in gguf["suggestions"] if s["kind"] == "checkpoint"]
+    assert len(advice) == 1 and advice[0]["text"].startswith("vLLM loads GGUF only partly") and "Qwen/Qwen3-32B" in advice[0]["text"]
+    for answers in ({"scale": "service", "weights": "safetensors", "model": "qwen3-32b", "gpu": "h100-sxm"},
+                    {"scale": "local", "weights": "gguf", "model": "qwen3-32b", "gpu": "rtx-4090"}):
+        assert not any(s["kind"] == "checkpoint" for s in recommend(catalog, answers)["suggestions"]), answers
+    no_model = recommend(catalog, {"scale": "service", "weights": "gguf"})
+    assert any(s["kind"] == "checkpoint" and "FP8 or a 4-bit checkpoint format" in s["text"] for s in no_model["suggestions"])
+
+
+def test_fit_line_says_how_each_engine_sizes_its_cache(catalog):
+    result = recommend(catalog, {"scale": "local", "model": "qwen3-32b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090"})
+    for c in result["candidates"]:
+        a = c["fit"]["assumptions"]
+        assert c["fit_line"].startswith("Fits: " if c["fit"]["fits"] else "Fits with" if c["fit"]["fits_with_offload"] else "Does not fit")
+        assert f"{c['fit']['capacity']['kv_tokens']:,} tokens of KV cache" in c["fit_line"]
+        assert ("with no memory share" in c["fit_line"]) == (a["sizing"] == "context"), c["fit_line"]
+    service = recommend(catalog, {"scale": "service", "model": "llama-3.1-8b", "gpu": "h100-sxm"})
+    line = _cand(service, "vllm")["fit_line"]
+    a = _cand(service, "vllm")["fit"]["assumptions"]
+    assert f"a {a['memory_fraction']:g} share of {a['fraction_of'].replace('-', ' ')} memory, less {a['runtime_reserve_gib']:.2f} GiB" in line
+    assert recommend(catalog, {"scale": "service"})["fit_answers"] is None
+
+
+def test_selector_answers_link_back_from_the_planner(catalog):
+    from selector.api import run_fit
+    out = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090", "quantization": "gguf-q4-k-m"})
+    sel = out["selector_answers"]
+    assert sel["scale"] == out["assumptions"]["scale"] and sel["model"] == "qwen3-32b" and sel["gpu"] == "rtx-4090"
+    assert "engine" not in sel and "bandwidth_gbs" not in sel
+    recommend(catalog, sel)  # the selector takes them as they are
+    given = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090", "engine": "vllm"})
+    assert "scale" not in given["selector_answers"] and given["assumptions"]["engine_chosen_by"] == "given"
+
+
+def test_companions_come_from_relations_and_respect_the_answers(catalog):
+    result = recommend(catalog, {"scale": "cluster", "hardware": "ascend"})
+    sg = _cand(result, "sglang")
+    assert [x["engine"] for x in sg["companions"]][:1] == ["mooncake"] and sg["companions"][0]["role"] == "KV-cache layer"
+    dyn = recommend(catalog, {"scale": "cluster"})["candidates"][0]
+    roles = [(x["engine"], x["role"]) for x in dyn["companions"]]
+    assert ("tensorrt-llm", "engine underneath") in roles and ("mooncake", "KV-cache layer") in roles
+    amd = recommend(catalog, {"scale": "cluster", "hardware": "amd-instinct-cdna3"})
+    assert all(x["engine"] != "tensorrt-llm" for c in amd["candidates"] for x in c["companions"])  # ruled out on AMD
+    assert all(c["companions"] == [] for c in recommend(catalog, {"scale": "service"})["candidates"])
