@@ -425,3 +425,16 @@ def test_companions_come_from_relations_and_respect_the_answers(catalog):
     amd = recommend(catalog, {"scale": "cluster", "hardware": "amd-instinct-cdna3"})
     assert all(x["engine"] != "tensorrt-llm" for c in amd["candidates"] for x in c["companions"])  # ruled out on AMD
     assert all(c["companions"] == [] for c in recommend(catalog, {"scale": "service"})["candidates"])
+
+
+def test_an_engine_that_dequantizes_is_priced_at_what_it_loads(catalog):
+    from selector.fit import estimate
+    kw = {"gpu": "amd-ryzen-ai-max-395"}
+    packed = estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", engine="llama-cpp", **kw)
+    dense = estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", engine="transformers", **kw)
+    bf16 = estimate(catalog, "gpt-oss-120b", "bf16", engine="transformers", **kw)
+    assert dense["weights_gb"] == bf16["weights_gb"] > 3 * packed["weights_gb"]
+    assert any("unpacks GGUF MXFP4" in n for n in dense["notes"]) and not any("unpacks" in n for n in packed["notes"])
+    assert dense["quantization"] == "gguf-mxfp4" and not dense["fits"] and packed["fits"]
+    # no engine named: the size of the file itself
+    assert estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", **kw)["weights_gb"] == packed["weights_gb"]
