@@ -39,8 +39,9 @@ RULES = (
     "layer-defers", "format", "format-partial", "format-unknown", "quantization", "quantization-partial",
     "quantization-unknown", "quantization-not-native", "fit-gpu", "fit-offload", "fit-offload-no", "fit-none",
     "fit-adjusted", "quantization-chosen", "workload-gate", "workload-bonus", "workload-undocumented", "matrix",
-    "priority", "fallback", "nothing-left", "companions", "outranked", "measured", "priority-fact",
+    "priority", "fallback", "nothing-left", "companions", "outranked", "measured", "priority-fact", "fit-engine-tighter",
 )
+FIT_TIGHTER = -8
 MEASURED_POINTS = (4, 3, 1)  # ahead of another candidate in one result set: same model, same family and size, other size
 
 
@@ -254,7 +255,7 @@ def _matrix_reasons(catalog, engine, weights, trace):
     return out
 
 
-def evaluate(catalog, engine, answers, fit, weights, scale, trace):
+def evaluate(catalog, engine, answers, fit, weights, scale, trace, planned=None):
     """Rule one engine in or out and score it. Returns (excluded reasons, reasons)."""
     excluded, reasons = [], []
     status = engine["status"]
@@ -278,7 +279,7 @@ def evaluate(catalog, engine, answers, fit, weights, scale, trace):
             excluded += [why] if why else []
             reasons += [ok] if ok else []
     if fit is not None:
-        why, ok = _fit_reason(catalog, engine, fit, scale, trace)
+        why, ok = _fit_reason(catalog, engine, fit, scale, trace, planned)
         excluded += [why] if why else []
         reasons += [ok] if ok else []
     for item in answers.get("workload", []):
@@ -362,7 +363,7 @@ def _latency_row(catalog, engine, answers):
                     + (f" ({CLOSENESS[near]} as yours)" if model else ""), "source": said["source"]}
 
 
-def _fit_reason(catalog, engine, fit, scale, trace):
+def _fit_reason(catalog, engine, fit, scale, trace, planned=None):
     cap = fit.get("capacity") or {}
     if fit["fits"]:
         trace("fit-gpu")
@@ -387,6 +388,16 @@ def _fit_reason(catalog, engine, fit, scale, trace):
             return None, reason("Fits with weights in host RAM; this engine offloads whole layers, slower than keeping only "
                                 "the experts there", 2, "fit", src, short="offloads whole layers")
         return None, reason(f"Fits with weights in host RAM (CPU offload: {fact['value']})", 0 if fact["value"] == "yes" else -4, "fit", src)
+    if planned is not None and planned is not fit and _fits(planned, scale) and fit["weights_gb"] > planned["weights_gb"]:
+        trace("fit-none")
+        return reason(f"{engine['name']} holds the weights in {fit['weights_gb']:,.0f} GB after loading, not "
+                      f"{planned['weights_gb']:,.0f} GB: the model does not fit the memory given", 0, "fit"), None
+    if planned is not None and planned is not fit and _fits(planned, scale):
+        # the setup was planned on the site's generic figures; this engine's own memory plan is tighter
+        trace("fit-engine-tighter")
+        return None, reason(f"With {engine['name']}'s own memory plan the model does not fit this setup "
+                            f"(the site's generic plan fits it): give it more memory or a narrower format", FIT_TIGHTER, "fit",
+                            short="its own memory plan does not fit")
     trace("fit-none")
     return reason("The model does not fit the memory given" + (" (offload from host RAM does not count at service scale)"
                                                                if fit["fits_with_offload"] else ""), 0, "fit"), None
@@ -453,14 +464,15 @@ def fit_line(catalog, fit):
     cap, a = fit["capacity"] or {}, fit["assumptions"]
     name = catalog.name_of("engines", a["engine_profile"] or a["engine"])
     state = "Fits" if fit["fits"] else "Fits with weights in host RAM" if fit["fits_with_offload"] else "Does not fit"
-    text = state + (f": {cap['kv_tokens']:,} tokens of KV cache, {cap['max_sequences']:,} sequences of "
+    seqs = cap.get("max_sequences", 0)
+    text = state + (f": {cap['kv_tokens']:,} tokens of KV cache, {seqs:,} sequence{'' if seqs == 1 else 's'} of "
                     f"{fit['context_tokens']:,} tokens" if cap.get("kv_tokens") is not None else "")
     if a["sizing"] == "context":
         why = f"{name} allocates the KV cache for the context asked, with no memory share"
     else:
         why = (f"{name} sizes the KV cache from a {a['memory_fraction']:g} share of {a['fraction_of'].replace('-', ' ')} "
                f"memory, less {a['runtime_reserve_gib']:.2f} GiB it holds besides weights and KV cache")
-    via = f" (the engine {catalog.name_of('engines', a['engine'])} runs)" if a.get("engine_via") else ""
+    via = f" ({catalog.name_of('engines', a['engine'])} runs {name})" if a["engine_profile"] and a["engine_profile"] != a["engine"] else ""
     return f"{text}; {why}{via}."
 
 
@@ -764,7 +776,7 @@ def _rank(catalog, work, branch, leaf, pool, fit, weights, trace, fits=None):
     scored, excluded = [], []
     default = not work.get("need") and leaf.get("default") and not _infer_matches(catalog, leaf, work, fit, branch)
     for engine in pool:
-        why, reasons = evaluate(catalog, engine, work, fits(engine["id"]) or fit, weights, branch["scale"], trace)
+        why, reasons = evaluate(catalog, engine, work, fits(engine["id"]) or fit, weights, branch["scale"], trace, fit)
         if why:
             excluded.append({"engine": engine["id"], "name": engine["name"], "tier": engine["tier"], "reasons": why,
                              "_would_score": _total(reasons)})
@@ -1012,7 +1024,7 @@ def _fallback(catalog, work, branch, fit, weights, scored, trace, fits=None):
     others = []
     fits = fits or (lambda e: None)
     for engine in catalog.engines_in(tiers, ("engine",)):
-        why, reasons = evaluate(catalog, engine, work, fits(engine["id"]) or fit, weights, branch["scale"], Trace())
+        why, reasons = evaluate(catalog, engine, work, fits(engine["id"]) or fit, weights, branch["scale"], Trace(), fit)
         if why:
             continue
         reasons.insert(0, reason(f"From tier {engine['tier']}: {engine['positioning']}", 0, "fallback"))

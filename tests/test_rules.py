@@ -6,7 +6,7 @@ import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES, TREE_PRIOR, Trace, recommend
+from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, FIT_TIGHTER, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES, TREE_PRIOR, Trace, recommend
 
 CASES = load_cases()
 FIRED = set()
@@ -109,7 +109,7 @@ def test_trimmed_catalog_gives_identical_answers(catalog):
 # what each kind of reason may add to a score: a rule that rules out adds nothing, support gaps only take away
 POINTS_BY_KIND = {
     "tree": lambda p: p > 0, "support": lambda p: p == 0, "partial": lambda p: p == PENALTY["partial"],
-    "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4),
+    "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4, FIT_TIGHTER),
     "matrix": lambda p: -40 <= p <= 40, "tier": lambda p: p == 0, "workload": lambda p: p != 0 and -8 <= p <= 6,
     "fallback": lambda p: p == 0, "companions": lambda p: p == 0, "fact": lambda p: p == 0,
     "evidence": lambda p: p in OUTRANKED.values(),
@@ -438,3 +438,19 @@ def test_an_engine_that_dequantizes_is_priced_at_what_it_loads(catalog):
     assert dense["quantization"] == "gguf-mxfp4" and not dense["fits"] and packed["fits"]
     # no engine named: the size of the file itself
     assert estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", **kw)["weights_gb"] == packed["weights_gb"]
+
+
+def test_an_engines_own_plan_that_is_tighter_costs_points_and_more_weights_rule_it_out(catalog):
+    from selector.rules import _fit_reason
+    engine = catalog.engines["sglang"]
+    own = {"fits": False, "fits_with_offload": False, "weights_gb": 100.0, "capacity": None}
+    planned = {"fits": True, "fits_with_offload": True, "weights_gb": 100.0}
+    trace = Trace()
+    out, ok = _fit_reason(catalog, engine, own, "service", trace, planned)
+    assert out is None and ok["points"] == FIT_TIGHTER and "SGLang's own memory plan" in ok["text"] and "fit-engine-tighter" in trace.fired
+    out, ok = _fit_reason(catalog, engine, {**own, "weights_gb": 230.0}, "service", Trace(), planned)
+    assert ok is None and out["text"].startswith("SGLang holds the weights in 230 GB after loading, not 100 GB")
+    out, ok = _fit_reason(catalog, engine, own, "service", Trace(), None)
+    assert ok is None and out["text"] == "The model does not fit the memory given"
+    out, ok = _fit_reason(catalog, engine, own, "service", Trace(), {**planned, "fits": False})
+    assert ok is None and out["text"].startswith("The model does not fit the memory given")
