@@ -93,8 +93,10 @@ export function renderRecommend(result) {
   const renamed = renamedNote(result);
   if (renamed) box.append(renamed);
   box.append(el("h2", { class: "iem-answer-title", text: "Candidates" }), cands,
-    el("p", { class: "iem-help", text: "Points: the decision tree's pick, the decision-matrix scores your answers weigh, and "
-      + "documented support (partial or undocumented support costs points; a documented no rules an engine out)." }));
+    el("p", { class: "iem-help", text: "Points: the decision-matrix scores your answers weigh; documented support (partial or "
+      + "undocumented support costs points, more when another candidate supports what you stated fully; a documented no rules an "
+      + "engine out); measured results compared within one set; the engine's own memory fit; and the decision tree's pick, a "
+      + "prior that counts more when you state the need." }));
   if (result.warnings.length) {
     const warn = el("div", { class: "admonition warning", role: "note", id: "selector-warnings" },
       el("p", { class: "admonition-title", text: "Worth knowing" }));
