@@ -1,14 +1,17 @@
 """The selector: rank engines the way a practitioner would, from catalog facts.
 
-No engine is named in this module. The decision tree (``data/tree.yaml``) gives a strong prior; every
-other point comes from facts in the engine files, the decision matrix, the model and the fit estimate.
+No engine is named in this module. The decision tree (``data/tree.yaml``) gives a prior that explains the
+order (larger when the reader states the need); every other point comes from facts in the engine files, the
+decision matrix, the measured results, the model and each engine's own fit estimate, and a stated fact that one
+candidate supports fully outweighs the prior of a candidate that supports it only partly.
 
 - Only a documented "no" (hardware, weight format, quantization on the hardware, a gated workload
   feature), a retired status or an impossible fit rules an engine out. Support nobody has documented is
   shown as "not documented" and costs points, never the engine's place.
-- Scores: the tree's pick; the matrix dimensions the answers touch (the stated priority weighs most;
-  a large mixture-of-experts model weighs the large-MoE dimension); partial or undocumented support;
-  workload features; memory offload where the model needs it. Ties are broken by the touched matrix
+- Scores: the tree's pick; the matrix dimensions the answers touch (the stated priority weighs most, with
+  the features that decide it; a large mixture-of-experts model weighs the large-MoE dimension when it is
+  served across GPUs); partial or undocumented support; workload features; measured rows of one result set;
+  memory offload where the model needs it, expert-aware before whole-layer. Ties are broken by the touched matrix
   dimensions, then every dimension, then how many serving features are documented: never by name.
 - When the branch has nothing to offer, or its engines handle the hardware, format or quantization only
   partly while a neighbouring tier handles them fully, the neighbouring tier's best engines are offered
