@@ -240,7 +240,8 @@ def _distributed(catalog, answers, branch):
         return True
     gpu = catalog.gpus.get(answers.get("gpu") or "")
     one = (answers.get("gpus") or 1) == 1
-    return not (answers.get("memory") in ("unified", "cpu") or (gpu and gpu["memory_mode"] != "discrete") or (gpu and one))
+    return not (answers.get("memory") in ("unified", "cpu") or (gpu and gpu["memory_mode"] != "discrete")
+                or (one and (gpu or answers.get("gpu_memory_gb"))))
 
 
 def _matrix_reasons(catalog, engine, weights, trace):
