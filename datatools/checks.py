@@ -257,6 +257,10 @@ def check_engine_references(data, ctx):
                 msg = _ref(ctx, "hardware", hw, "hardware")
                 if msg:
                     yield "engines", engine_id, f"quantization[{i}].hardware[{j}]", msg
+            if "loads_as" in item:
+                msg = _ref(ctx, "quantization", item["loads_as"], "quantization")
+                if msg:
+                    yield "engines", engine_id, f"quantization[{i}].loads_as", msg
         for i, rel in enumerate(engine.get("relations", [])):
             msg = _ref(ctx, "engines", rel["engine"], "engine")
             if msg:

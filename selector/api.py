@@ -9,9 +9,8 @@ Python traceback.
 import json
 
 from .catalog import Catalog
-from .fit import best_row, documents, estimate, fit_arguments, fit_table, machine_hardware
 from .inputs import InputError, show_value, clean_answers
-from .rules import recommend
+from .rules import fit_answer, recommend, selector_answers
 
 _catalog = None
 
@@ -34,109 +33,10 @@ def run_fit(catalog, answers):
             raise InputError("ram_gb", None, "a CPU-only machine needs its RAM size (GiB)", label=label("ram_gb"))
     elif not answers.get("gpu") and not answers.get("gpu_memory_gb") and not (mode == "unified" and answers.get("ram_gb")):
         raise InputError("gpu", None, "choose a GPU or machine, or give the memory per GPU (GiB)", label=label("gpu"))
-    args = fit_arguments(answers)
-    chosen = None
-    if not args.get("engine"):
-        chosen = default_engines(catalog, answers)
-        args["engine"] = chosen["engines"][0] if chosen["engines"] else None
-    quant = answers.get("quantization")
-    table_args = {k: v for k, v in args.items() if k != "kv_quantization"}
-    if chosen is not None:
-        table_args["engine"] = None
-    table = fit_table(catalog, answers["model"], ranked=chosen["engines"] if chosen else None, keep=(quant,) if quant else (),
-                      **table_args)
-    choice = None
-    if not quant:
-        choice = _quantization_choice(catalog, answers, args, table, chosen["engines"] if chosen else [args["engine"]])
-        if choice["chosen_by"] == "best-fit":
-            args = {**args, "engine": choice["engine"] if chosen is not None else args["engine"],
-                    "kv_quantization": args.get("kv_quantization") or (choice["kv_cache"] if choice["kv_asked"] else None)}
-            quant = choice["quantization"]
-    out = estimate(catalog, answers["model"], quant, **args)
-    out["table"] = table
-    out["quantization_choice"] = choice
-    if chosen is not None:
-        out["assumptions"]["engine_chosen_by"] = "selector" if args["engine"] else None
-        out["assumptions"]["scale"] = chosen["scale"]
-        hardware = machine_hardware(catalog, answers.get("gpu"), answers.get("memory"))
-        others = [e for e in chosen["engines"] if e != args["engine"]
-                  and (quant == answers.get("quantization") or documents(catalog, catalog.engines[e], quant, hardware))]
-        out["engines"] = [_engine_row(catalog, answers, args, e, out, quant) for e in others]
-    else:
-        out["assumptions"]["engine_chosen_by"] = "given"
-        out["engines"] = []
-    out["assumptions"]["quantization_chosen_by"] = choice["chosen_by"] if choice else "given"
+    out = fit_answer(catalog, answers)
     out["renamed"] = renamed
+    out["selector_answers"] = selector_answers(catalog, answers, out["assumptions"].get("scale"))
     return out
-
-
-def _quantization_choice(catalog, answers, args, table, ranked):
-    """No quantization asked: the highest-precision scheme that fits (see :func:`selector.fit.best_row`), and why."""
-    model = catalog.models[answers["model"]]
-    native = catalog.quantization[model["native_precision"]]
-    shipped = next((r for r in table if r["quantization"] == native["id"] and not r["kv_asked"]), None)
-    best = best_row(table, answers.get("kv_cache"), native["id"], ranked)
-    out = {"chosen_by": "native", "quantization": native["id"], "name": native["name"], "kv_cache": None, "kv_asked": False,
-           "engine": args.get("engine"), "native": native["id"], "native_name": native["name"],
-           "native_weights_gib": shipped["weights_gib"] if shipped else None, "native_fits": bool(shipped and shipped["fits"])}
-    if best is None:
-        out["text"] = (f"No quantization asked, and none that an engine documents here fits; the answer prices {model['name']} as "
-                       f"shipped ({native['name']}).")
-        return out
-    if best["quantization"] == native["id"] and not best["kv_asked"]:
-        out["text"] = f"No quantization asked: {model['name']} as shipped ({native['name']}) " + ("fits." if best["fits"] else "fits with offload.")
-        return out
-    engine = best["engine"] if best["engine"] else args.get("engine")
-    how = "fits" if best["fits"] else "fits with offload"
-    kv = f" with the {best['kv_name']}" if best["kv_asked"] else ""
-    text = (f"No quantization asked: {best['name']}{kv} is the highest precision that {how}"
-            + (f" among the schemes {catalog.engines[engine]['name']} runs" if engine and engine == args.get("engine") else "")
-            + (f" (priced with {catalog.engines[engine]['name']}, which runs it here)" if engine and engine != args.get("engine") else "")
-            + "; ")
-    text += (f"as shipped ({native['name']}, {shipped['weights_gib']:.1f} GiB of weights) it does not fit." if shipped
-             else f"as shipped ({native['name']}) no engine documents it here.")
-    out.update(chosen_by="best-fit", quantization=best["quantization"], name=best["name"], kv_cache=best["kv_cache"],
-               kv_asked=best["kv_asked"], engine=engine, text=text)
-    return out
-
-
-def default_engines(catalog, answers):
-    """The engines the selector would rank for this hardware, format and scale (first is the answer's engine).
-    The planner has no scale question: one GPU of up to 48 GiB, a unified-memory or CPU machine, or a GGUF/MLX
-    file is a local setup; anything else a service."""
-    gpu = catalog.gpus.get(answers.get("gpu")) if answers.get("gpu") else None
-    quant = catalog.quantization.get(answers.get("quantization")) if answers.get("quantization") else None
-    size = gpu["memory_gib"] if gpu else answers.get("gpu_memory_gb")
-    mode = answers.get("memory") or ({"unified": "unified", "host": "cpu"}.get(gpu["memory_mode"], "discrete") if gpu else "discrete")
-    local = (mode != "discrete" or (quant or {}).get("family") in ("gguf", "mlx")
-             or (answers.get("gpus") or 1) == 1 and size is not None and size <= 48)
-    scale = "local" if local else "service"
-    keys = ("model", "quantization", "gpu", "gpus", "gpu_memory_gb", "memory", "ram_gb", "kv_cache", "context_tokens", "concurrency")
-    ask = {"scale": scale, **{k: answers[k] for k in keys if answers.get(k) is not None}}
-    if mode == "cpu" and not gpu:
-        ask["need"] = "edge-cpu"
-    try:
-        result = recommend(catalog, ask)
-    except InputError:
-        return {"scale": scale, "engines": []}
-    engines = [c["engine"] for c in result["candidates"] if catalog.engines[c["engine"]]["kind"] == "engine"]
-    return {"scale": scale, "engines": engines}
-
-
-def _engine_row(catalog, answers, args, engine_id, first, quant=None):
-    other = estimate(catalog, answers["model"], quant or answers.get("quantization"), **{**args, "engine": engine_id})
-    cap = other["capacity"] or {}
-    a, b = first["assumptions"], other["assumptions"]
-    name = catalog.engines[engine_id]["name"]
-    if b["sizing"] != a["sizing"]:
-        why = (f"{name} allocates the cache for the context asked, with no memory share" if b["sizing"] == "context" else
-               f"{name} sizes the cache from a {b['memory_fraction']:g} share of {b['fraction_of'].replace('-', ' ')} memory")
-    elif b["memory_fraction"] != a["memory_fraction"] or b["fraction_of"] != a["fraction_of"]:
-        why = f"{name} takes a {b['memory_fraction']:g} share of {b['fraction_of'].replace('-', ' ')} memory"
-    else:
-        why = f"{name} holds {b['runtime_reserve_gib']:.2f} GiB per GPU besides weights and KV cache"
-    return {"engine": engine_id, "name": name, "fits": other["fits"], "kv_tokens": cap.get("kv_tokens"),
-            "kv_tokens_memory": cap.get("kv_tokens_memory"), "why": why + "."}
 
 
 def answer(catalog, op, answers):

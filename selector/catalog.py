@@ -94,7 +94,7 @@ class Catalog:
 
 
 SELECTOR_ENGINE_FIELDS = ("id", "name", "kind", "tier", "positioning", "status", "hardware", "formats",
-                          "quantization", "features", "memory")
+                          "quantization", "features", "memory", "relations")
 
 
 def trim_for_selector(raw):
@@ -134,9 +134,12 @@ def trim_for_selector(raw):
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
                                            "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
-                                           "config_context_tokens", "vocab_size")
+                                           "config_context_tokens", "vocab_size", "vendor")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
+    for k, v in raw.get("models", {}).items():  # the selector names published checkpoints by repository
+        if v.get("checkpoints"):
+            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]]
     matrix = {}
     for did, d in raw.get("matrix", {}).items():
         kept = {f: d[f] for f in ("id", "name", "order", "scores")}
@@ -152,7 +155,8 @@ def trim_for_selector(raw):
         kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
         kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
                          "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
-                                                                    "energy_j_per_token", "power_w")
+                                                                    "energy_j_per_token", "power_w",
+                                                                    "ttft_ms", "tpot_ms")
                                      if k in row["metrics"]}} for row in rs["rows"]]
         results[set_id] = kept
     out["results"] = results

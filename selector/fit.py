@@ -375,7 +375,11 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     g = box["gpus"] if mode != "cpu" else 1
     notes = list(box["notes"]) + ([kv_note] if kv_note else [])
 
-    total_w, per_group = weight_bytes(catalog, model, quant_id)
+    loads = _loads_as(catalog, engine, quant_id, gpu)
+    total_w, per_group = weight_bytes(catalog, model, loads or quant_id)
+    if loads:
+        notes.append(f"{catalog.engines[engine]['name']} unpacks {quant['name']} to {catalog.quantization[loads]['name']} when it "
+                     f"loads the model: the weights take {total_w / 1e9:.2f} GB in memory.")
     repacked = _repack(catalog, engine, model, quant_id, per_group)
     if repacked:
         total_w = sum(per_group.values())
@@ -566,6 +570,13 @@ def headline(fit):
     if off and fit["machine"]["ram_gib"] is not None:
         return "no", f"Does not fit {where}, even with offload to the {fit['machine']['ram_gib']:g} GiB of host RAM given."
     return "no", f"Does not fit {where}."
+def _loads_as(catalog, engine_id, quant_id, gpu):
+    """The precision an engine holds these weights in after loading, when its data says it unpacks them."""
+    hardware = (catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None
+    for row in (catalog.engines.get(engine_id) or {}).get("quantization", []) if engine_id else []:
+        if row["id"] == quant_id and row.get("loads_as") and (hardware is None or hardware in row["hardware"]):
+            return row["loads_as"]
+    return None
 
 
 def _repack(catalog, engine_id, model, quant_id, per_group):

@@ -23,6 +23,14 @@ Expectation keys (all optional):
   leaf                      the tree leaf taken
   no_candidates             true: the answer is empty (with a warning)
   fired                     rules that must fire (CPython only)
+  order_before              [[a, b], ...]: a is a candidate and b is not, or comes after a
+  reason_excludes           {engine: fragment}: no reason of that candidate (if listed) holds the fragment
+  reason_contains_any       a reason of some candidate holds this fragment
+  companions_include        {engine: [ids]}: that candidate lists these companions (KV layers, engines underneath)
+  companions_include_any    some candidate lists one of these companions
+  suggestion_before         [a, b]: fragment a appears in the suggestions, before b if b appears at all
+Invariants of every answer: scores never increase down the list, each score is the sum of its reasons' points,
+and the "why this order" line is made of the reasons with the largest points.
 Every non-invalid case must have candidates unless it says no_candidates.
 """
 
@@ -87,6 +95,25 @@ def check_result(result, expect):
     for engine, fragment in expect.get("measured_contains", {}).items():
         quoted = [m["text"] for m in next(c for c in result["candidates"] if c["engine"] == engine).get("measured", [])]
         assert any(fragment in m for m in quoted), f"{fragment!r} not in {quoted}"
+    for a, b in expect.get("order_before", []):
+        assert a in cands and (b not in cands or cands.index(a) < cands.index(b)), f"{a} not before {b} in {cands}"
+    for engine, fragment in expect.get("reason_excludes", {}).items():
+        for c in result["candidates"]:
+            if c["engine"] == engine:
+                assert not any(fragment in r for r in texts(c["reasons"])), f"{fragment!r} in {texts(c['reasons'])}"
+    if "reason_contains_any" in expect:
+        every = [r for c in result["candidates"] for r in texts(c["reasons"])]
+        assert any(expect["reason_contains_any"] in r for r in every), f"{expect['reason_contains_any']!r} not in {every}"
+    for engine, ids in expect.get("companions_include", {}).items():
+        listed = [x["engine"] for x in next(c for c in result["candidates"] if c["engine"] == engine).get("companions", [])]
+        assert set(ids) <= set(listed), f"companions of {engine}: {listed}, expected {ids}"
+    if "companions_include_any" in expect:
+        listed = {x["engine"] for c in result["candidates"] for x in c.get("companions", [])}
+        assert listed & set(expect["companions_include_any"]), f"companions {listed}, expected one of {expect['companions_include_any']}"
+    if "suggestion_before" in expect:
+        said = " ".join(s["text"] for s in result.get("suggestions", []))
+        a, b = expect["suggestion_before"]
+        assert a in said and (b not in said or said.index(a) < said.index(b)), f"{a!r} not before {b!r} in {said!r}"
     if "effective_quantization_in" in expect:
         q = (result.get("assumed") or {}).get("quantization") or result["answers"].get("quantization")
         assert q in expect["effective_quantization_in"], f"assumed quantization {q!r} not in {expect['effective_quantization_in']}"
@@ -105,6 +132,11 @@ def check_result(result, expect):
     assert len(cands) <= 3
     for c in result["candidates"]:
         assert c["reasons"], c
+        assert abs(c["score"] - sum(r["points"] for r in c["reasons"])) < 0.051, c
+        top = sorted((abs(r["points"]) for r in c["reasons"] if r["points"]), reverse=True)[:len(c["why"])]
+        assert sorted((abs(w["points"]) for w in c["why"]), reverse=True) == top, (c["why"], top)
+    scores = [c["score"] for c in result["candidates"]]
+    assert scores == sorted(scores, reverse=True), f"displayed order disagrees with scores: {list(zip(cands, scores))}"
     for x in result["excluded"]:
         assert x["reasons"], x
     if not cands:

@@ -55,7 +55,9 @@ RENDERED = """
     engines: [...o.querySelectorAll('[data-engine]')].map((e) => e.dataset.engine),
     cards: [...o.querySelectorAll('[data-engine]')].map((c) => ({engine: c.dataset.engine, fallback: c.dataset.fallback === '1',
       reasons: reasons(c.querySelector('ul.iem-reasons')),
-      measured: [...c.querySelectorAll('ul.iem-measured > li')].map((li) => text(li.querySelector('.iem-measured-text')))})),
+      measured: [...c.querySelectorAll('ul.iem-measured > li')].map((li) => text(li.querySelector('.iem-measured-text'))),
+      companions: [...c.querySelectorAll('ul.iem-companions > li')].map((li) => li.dataset.companion),
+      fit: text(c.querySelector('.iem-cand-fit-text'))})),
     excluded: [...o.querySelectorAll('[data-excluded]')].map((li) => ({engine: li.dataset.excluded, reasons: reasons(li.querySelector('ul'))})),
     warnings: [...o.querySelectorAll('#selector-warnings li')].map(text),
     suggestions: [...o.querySelectorAll('.iem-suggestions li')].map(text),
@@ -77,7 +79,8 @@ def rendered_from_json(result):
         return [{"text": r["text"], "points": r["points"], "kind": r["kind"], "source": (r["source"] or {}).get("url")} for r in rs]
     return {
         "cards": [{"engine": c["engine"], "fallback": c["fallback"], "reasons": reasons(c["reasons"]),
-                   "measured": [m["text"] for m in c["measured"]]} for c in result["candidates"]],
+                   "measured": [m["text"] for m in c["measured"]], "companions": [x["engine"] for x in c["companions"]],
+                   "fit": c["fit_line"]} for c in result["candidates"]],
         "excluded": [{"engine": x["engine"], "reasons": reasons(x["reasons"])} for x in result["excluded"]],
         "warnings": result["warnings"],
         "suggestions": [s["text"] for s in result["suggestions"]],
@@ -295,3 +298,22 @@ def test_a_late_runtime_ends_with_the_full_answer(browser, built_site):
         assert result_of(page)["engines"][0] == "sglang"
         assert page.locator("#selector-result .iem-error").count() == 0
         context.close()
+
+
+def test_candidate_fit_links_to_the_planner_and_back(page, catalog):
+    """Each candidate's fit line links to /fit/ with the same answers and its engine; /fit/ shows that engine's answer
+    (the same JSON as the candidate's fit) and links back to the selector with the shared answers."""
+    open_page(page, "selector/")
+    answers = {"scale": "service", "model": "llama-3.3-70b", "gpu": "h100-sxm", "gpus": 8}
+    got = submit(page, answers)
+    cand = got["response"]["result"]["candidates"][1]
+    href = page.locator(f'[data-engine="{cand["engine"]}"] .iem-cand-fit a').get_attribute("href")
+    assert "/fit/?" in href and f"engine={cand['engine']}" in href
+    page.goto(href)
+    page.wait_for_function("() => document.getElementById('selector-result').dataset.state === 'ready'", timeout=60000)
+    shown = page.evaluate("() => document.getElementById('selector-result').__result")
+    fit = shown["result"]
+    fit.pop("table")
+    assert fit == json.loads(json.dumps(cand["fit"], sort_keys=True))
+    back = page.locator("#fit-to-selector").get_attribute("href")
+    assert "/selector/?" in back and "model=llama-3.3-70b" in back and "gpu=h100-sxm" in back

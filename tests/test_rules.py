@@ -6,7 +6,7 @@ import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import ALSO_PRIOR, PENALTY, RULES, TREE_PRIOR, Trace, recommend
+from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, FIT_TIGHTER, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES, TREE_PRIOR, Trace, recommend
 
 CASES = load_cases()
 FIRED = set()
@@ -109,9 +109,12 @@ def test_trimmed_catalog_gives_identical_answers(catalog):
 # what each kind of reason may add to a score: a rule that rules out adds nothing, support gaps only take away
 POINTS_BY_KIND = {
     "tree": lambda p: p > 0, "support": lambda p: p == 0, "partial": lambda p: p == PENALTY["partial"],
-    "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4),
+    "gap": lambda p: p == PENALTY["unknown"], "workload-gap": lambda p: p in (-8, -2), "fit": lambda p: p in (12, 2, 0, -4, FIT_TIGHTER),
     "matrix": lambda p: -40 <= p <= 40, "tier": lambda p: p == 0, "workload": lambda p: p != 0 and -8 <= p <= 6,
     "fallback": lambda p: p == 0, "companions": lambda p: p == 0, "fact": lambda p: p == 0,
+    "evidence": lambda p: p in OUTRANKED.values(),
+    "measured": lambda p: p in (0,) + MEASURED_POINTS,
+    "priority-fact": lambda p: p in PRIORITY_FACT.values(),
 }
 EXCLUDING_KINDS = {"no", "status", "fit"}
 
@@ -125,7 +128,7 @@ def test_reasons_carry_their_kind_and_points(catalog, case):
         for r in cand["reasons"]:
             assert r["kind"] in POINTS_BY_KIND and POINTS_BY_KIND[r["kind"]](r["points"]), (cand["engine"], r)
             if r["kind"] in ("partial", "gap"):
-                assert r["about"] in ("hardware", "format", "quantization"), r
+                assert r["about"] in ("hardware", "format", "quantization", "kv_cache"), r
             assert r["short"] and len(r["short"]) <= len(r["text"]), r
         for r in (r for r in cand["reasons"] if r["kind"] == "matrix"):  # "<dimension> N/5": the matrix's own score
             dim = next(d for d in catalog.matrix.values() if r["short"] == f"{d['name'].lower()} {d['scores'][cand['engine']]['score']}/5")
@@ -133,7 +136,7 @@ def test_reasons_carry_their_kind_and_points(catalog, case):
             assert (r["points"] > 0) == (stars > 3) and (r["points"] < 0) == (stars < 3), (cand["engine"], r)
             assert r["text"].startswith(f"{dim['name']}: {stars}/5 in the site's decision matrix"), r
         tree = [r for r in cand["reasons"] if r["kind"] == "tree"]
-        assert len(tree) <= 1 and all(r["points"] in TREE_PRIOR + (ALSO_PRIOR,) for r in tree), tree
+        assert len(tree) <= 1 and all(r["points"] in TREE_PRIOR + DEFAULT_PRIOR + (ALSO_PRIOR, DEFAULT_ALSO) for r in tree), tree
     for row in result["excluded"]:
         assert row["engine"] not in {c["engine"] for c in result["candidates"]}
         for r in row["reasons"]:
@@ -162,10 +165,22 @@ def test_matrix_weights_follow_the_answers(catalog):
     moe = catalog.models["deepseek-v3"]
     w = _weights(catalog, {"model": "deepseek-v3", "workload": ["shared-prefix"], "quantization": "fp8",
                            "_hardware": "amd-instinct-cdna3"}, "cluster")
-    assert w["large-moe"] == (6, ["cluster scale", f"{moe['name']} is a {moe['total_params_b']:g}B mixture of experts"])
+    assert w["large-moe"] == (6, ["cluster scale", f"{moe['name']} is a {moe['total_params_b']:g}B mixture of experts served across GPUs"])
     assert w["prefix-reuse"] == (4, ["cluster scale", "shared prefixes"])
     assert w["quantization"] == (2, ["a quantized model or cache"])
-    assert w["hardware-breadth"][0] == 2 and w["hardware-breadth"][1][0].endswith(" hardware")
+    assert "hardware-breadth" not in w  # the hardware is stated: support for it counts, not breadth
+    assert "hardware-breadth" in _weights(catalog, {}, "service") and "hardware-breadth" not in _weights(
+        catalog, {"_hardware": "amd-instinct-cdna3"}, "service")
+    # expert parallelism across GPUs does not weigh on one machine
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3"}, "local")
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3", "gpu": "apple-m3-ultra"}, "service")
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3", "gpu": "h200"}, "service")
+    assert "large-moe" in _weights(catalog, {"model": "deepseek-v3", "gpu": "h200", "gpus": 8}, "service")
+    assert "large-moe" in _weights(catalog, {"model": "deepseek-v3"}, "service")
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3", "gpu_memory_gb": 141, "gpus": 1}, "service")
+    assert "large-moe" in _weights(catalog, {"model": "deepseek-v3", "gpu_memory_gb": 141, "gpus": 8}, "service")
+    assert "large-moe" not in _weights(catalog, {"model": "deepseek-v3", "memory": "unified", "gpus": 8}, "service")
+    assert _weights(catalog, {"need": "one-command"}, "local")["ease-of-use"] == (6, ["local scale", "a single command"])
     assert _weights(catalog, {"kv_cache": "kv-fp8"}, "cluster")["quantization"] == (2, ["a quantized model or cache"])
     assert "hardware-breadth" not in _weights(catalog, {"_hardware": "nvidia-hopper"}, "cluster")
     assert "large-moe" not in _weights(catalog, {"model": "llama-3.1-70b"}, "service")  # dense
@@ -204,7 +219,8 @@ def test_suggestions_name_the_quantization_and_only_when_it_does_not_fit(catalog
         result = recommend(catalog, case["answers"])
         fit = result.get("fit")
         if fit and fit["fits"] and fit["concurrency_met"]:
-            assert result["suggestions"] == [], case["id"]  # nothing to fix
+            # nothing to fix but the file format: a checkpoint the engine loads fully
+            assert all(s["kind"] == "checkpoint" for s in result["suggestions"]), case["id"]
         for s in result["suggestions"]:
             if s.get("quantization"):
                 said += 1
@@ -235,3 +251,209 @@ def test_measured_rows_quoted_match_the_answer(catalog):
     assert [m["text"] for c in fewer["candidates"] for m in c["measured"]] != [m["text"] for m in quoted]
     other_model = recommend(catalog, {**answers, "model": "llama-3.1-8b"})
     assert all("DeepSeek" not in m["text"] for c in other_model["candidates"] for m in c["measured"])
+
+
+def test_each_candidate_carries_the_planners_fit_for_it(catalog):
+    """Issue 22 item 5: a candidate's fit is what `fit --engine CANDIDATE` answers for the same answers (its
+    what-fits table aside), and the candidate was ranked on it."""
+    from selector.api import run_fit
+    checked = 0
+    for case in (c for c in CASES if c["kind"] == "expert"):
+        result = recommend(catalog, case["answers"])
+        if result["fit_answers"] is None:
+            assert all(c["fit"] is None for c in result["candidates"]), case["id"]
+            continue
+        for cand in result["candidates"]:
+            try:
+                planner = run_fit(catalog, {**result["fit_answers"], "engine": cand["engine"]})
+            except InputError:  # a layer the planner does not size (an orchestrator): no fit of its own
+                assert cand["fit"] is None, cand["engine"]
+                continue
+            planner.pop("table")
+            assert cand["fit"] == planner, (case["id"], cand["engine"])
+            fit_reason = next((r for r in cand["reasons"] if r["kind"] == "fit"), None)
+            if cand["fit"]["fits"] and fit_reason:
+                assert f"{cand['fit']['capacity']['kv_tokens']:,} tokens of KV cache" in fit_reason["text"], (case["id"], fit_reason)
+            checked += 1
+    assert checked >= 60, checked
+
+
+def test_candidates_fit_differs_by_engine(catalog):
+    """Two engines with different memory profiles get different KV figures for the same answers."""
+    result = recommend(catalog, {"scale": "service", "model": "llama-3.3-70b", "gpu": "h100-sxm", "gpus": 8})
+    kv = {c["engine"]: c["fit"]["capacity"]["kv_tokens"] for c in result["candidates"]}
+    assert len(set(kv.values())) > 1, kv
+    assert {c["fit"]["assumptions"]["engine"] for c in result["candidates"]} == set(kv)
+
+
+# -- issue 23: targeted checks of the new weighing -----------------------------------------------------------
+
+def _cand(result, engine):
+    return next(c for c in result["candidates"] if c["engine"] == engine)
+
+
+def test_closeness_of_measured_models(catalog):
+    from selector.rules import _closeness
+    m = catalog.models
+    assert _closeness(catalog, m["llama-3.3-70b"], m["llama-3.3-70b"]) == 0
+    assert _closeness(catalog, m["llama-3.3-70b"], m["llama-2-70b"]) == 1
+    assert _closeness(catalog, m["llama-3.3-70b"], m["llama-3.1-8b"]) == 2
+    assert _closeness(catalog, m["llama-3.3-70b"], m["qwen3-32b"]) is None
+    assert _closeness(catalog, m["qwen3-32b"], m["qwen3-30b-a3b"]) is None  # dense against MoE: not one family here
+    assert _closeness(catalog, m["deepseek-r1"], m["deepseek-v3"]) == 1
+
+
+def test_practice_orders_native_then_checkpoints_then_files(catalog):
+    from selector.rules import _practice
+    q = catalog.quantization
+    assert _practice(q["fp8"], "nvidia-hopper", "service") == 0
+    assert _practice(q["awq"], "nvidia-hopper", "service") == 1
+    assert _practice(q["gguf-q4-k-m"], "nvidia-hopper", "service") == 2
+    assert _practice(q["mlx-4bit"], None, "cluster") == 2
+    assert _practice(q["gguf-q4-k-m"], "nvidia-hopper", "local") == 0
+
+
+def test_default_leaf_is_a_prior_and_a_stated_need_is_not(catalog):
+    default = recommend(catalog, {"scale": "local"})
+    stated = recommend(catalog, {"scale": "local", "need": "one-command"})
+    tree = lambda r, e: next(x for x in _cand(r, e)["reasons"] if x["kind"] == "tree")  # noqa: E731
+    assert tree(default, "ollama")["points"] == DEFAULT_PRIOR[0] and "a prior, not a stated fact" in tree(default, "ollama")["text"]
+    assert tree(stated, "ollama")["points"] == TREE_PRIOR[0] and "prior" not in tree(stated, "ollama")["text"]
+    assert tree(default, "llama-cpp")["points"] == DEFAULT_ALSO and tree(stated, "llama-cpp")["points"] == ALSO_PRIOR
+
+
+def test_outranked_once_per_engine_with_the_largest_penalty(catalog):
+    result = recommend(catalog, {"scale": "service", "gpu": "apple-m3-ultra", "model": "qwen3-235b-a22b",
+                                 "quantization": "mlx-4bit", "concurrency": 4})
+    for c in result["candidates"]:
+        evidence = [r for r in c["reasons"] if r["kind"] == "evidence"]
+        gaps = {r["about"] for r in c["reasons"] if r["kind"] in ("partial", "gap")}
+        assert len(evidence) == (1 if gaps else 0), c["engine"]
+        if gaps:
+            assert evidence[0]["points"] == min(OUTRANKED[a] for a in gaps), (c["engine"], gaps)
+            assert c["name"] in evidence[0]["text"] and "supports what you stated fully" in evidence[0]["text"]
+
+
+def test_no_outranking_when_nobody_supports_the_fact_fully(catalog):
+    result = recommend(catalog, {"scale": "service", "weights": "tensorrt-engine"})
+    assert result["candidates"]
+    assert not any(r["kind"] == "evidence" for c in result["candidates"] for r in c["reasons"])
+    assert any(r["kind"] == "partial" for c in result["candidates"] for r in c["reasons"])
+
+
+def test_priority_features_weigh_their_value(catalog):
+    result = recommend(catalog, {"scale": "service", "priority": "latency", "need": "kv-quant-latency"})
+    for c in result["candidates"]:
+        fact = catalog.engines[c["engine"]]["features"]["speculative_decoding"]["value"]
+        spec = [r for r in c["reasons"] if r["kind"] == "priority-fact"]
+        assert len(spec) == 1 and spec[0]["points"] == PRIORITY_FACT[fact] and f"low latency: {fact}" in spec[0]["text"], c["engine"]
+    assert PRIORITY_FACT["yes"] > PRIORITY_FACT["partial"] > 0 > PRIORITY_FACT["unknown"] > PRIORITY_FACT["no"]
+    result = recommend(catalog, {"scale": "service", "priority": "throughput"})
+    texts = [r["text"] for r in _cand(result, "vllm")["reasons"] if r["kind"] == "priority-fact"]
+    assert any(t.startswith("Continuous batching for throughput per gpu: yes") for t in texts)
+    assert any(t.startswith("Paged KV cache for throughput per gpu: yes") for t in texts)
+    assert not any(r["kind"] == "priority-fact" for c in recommend(catalog, {"scale": "service"})["candidates"] for r in c["reasons"])
+
+
+def test_measured_points_go_to_the_engine_ahead(catalog):
+    result = recommend(catalog, {"scale": "local", "gpu": "rtx-4090d", "model": "deepseek-v3", "quantization": "gguf-q4-k-m", "ram_gb": 512})
+    ahead = [r for r in _cand(result, "ktransformers")["reasons"] if r["kind"] == "measured"]
+    behind = [r for r in _cand(result, "llama-cpp")["reasons"] if r["kind"] == "measured"]
+    assert [r["points"] for r in ahead] == [MEASURED_POINTS[0]] and [r["points"] for r in behind] == [0]
+    assert "the same model as yours" in ahead[0]["text"] and ahead[0]["source"]["url"].startswith("https://")
+    family = recommend(catalog, {"scale": "local", "gpu": "rtx-4090d", "model": "deepseek-r1", "quantization": "gguf-q4-k-m", "ram_gb": 512})
+    assert [r["points"] for r in _cand(family, "ktransformers")["reasons"] if r["kind"] == "measured"] == [MEASURED_POINTS[1]]
+    assert not any(r["kind"] == "measured" for c in recommend(catalog, {"scale": "local", "model": "deepseek-v3"})["candidates"]
+                   for r in c["reasons"])  # no GPU or hardware stated: nothing comparable
+
+
+def test_gpus_for_the_load_are_explained_with_the_kv_arithmetic(catalog):
+    result = recommend(catalog, {"scale": "service", "gpu": "h100-sxm", "gpus": 8, "model": "llama-3.3-70b", "concurrency": 200})
+    load = next(s for s in result["suggestions"] if s["kind"] == "gpus-load")
+    cap = result["fit"]["capacity"]
+    per = cap["kv_budget_gib"] / cap["max_sequences"]
+    assert f"about {per:.2f} GiB of KV cache, so 200 take {per * 200:,.0f} GiB" in load["text"]
+    assert f"{cap['max_sequences']:,} sequences" in load["text"]
+    assert load["gpus"] == 16 and "as 2 copies of this 8-GPU setup" in load["text"]
+    native = next(s for s in result["suggestions"] if s["kind"] == "weights")
+    assert native["quantization"] == "fp8" and "which NVIDIA Hopper computes natively" in native["text"]
+    wider = recommend(catalog, {"scale": "service", "model": "qwen3-32b", "gpu": "h100-sxm", "concurrency": 50})
+    load = next(s for s in wider["suggestions"] if s["kind"] == "gpus-load")
+    assert "in one tensor-parallel group hold all 50" in load["text"] and load["gpus"] < 13
+
+
+def test_checkpoint_advice_only_for_a_file_the_serving_engine_loads_partly(catalog):
+    gguf = recommend(catalog, {"scale": "service", "weights": "gguf", "model": "qwen3-32b", "gpu": "h100-sxm"})
+    advice = [s for s in gguf["suggestions"] if s["kind"] == "checkpoint"]
+    assert len(advice) == 1 and advice[0]["text"].startswith("vLLM loads GGUF only partly") and "Qwen/Qwen3-32B" in advice[0]["text"]
+    for answers in ({"scale": "service", "weights": "safetensors", "model": "qwen3-32b", "gpu": "h100-sxm"},
+                    {"scale": "local", "weights": "gguf", "model": "qwen3-32b", "gpu": "rtx-4090"}):
+        assert not any(s["kind"] == "checkpoint" for s in recommend(catalog, answers)["suggestions"]), answers
+    no_model = recommend(catalog, {"scale": "service", "weights": "gguf"})
+    assert any(s["kind"] == "checkpoint" and "FP8 or a 4-bit checkpoint format" in s["text"] for s in no_model["suggestions"])
+
+
+def test_fit_line_says_how_each_engine_sizes_its_cache(catalog):
+    result = recommend(catalog, {"scale": "local", "model": "qwen3-32b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090"})
+    for c in result["candidates"]:
+        a = c["fit"]["assumptions"]
+        assert c["fit_line"].startswith("Fits: " if c["fit"]["fits"] else "Fits with" if c["fit"]["fits_with_offload"] else "Does not fit")
+        assert f"{c['fit']['capacity']['kv_tokens']:,} tokens of KV cache" in c["fit_line"]
+        assert ("with no memory share" in c["fit_line"]) == (a["sizing"] == "context"), c["fit_line"]
+    service = recommend(catalog, {"scale": "service", "model": "llama-3.1-8b", "gpu": "h100-sxm"})
+    line = _cand(service, "vllm")["fit_line"]
+    a = _cand(service, "vllm")["fit"]["assumptions"]
+    assert f"a {a['memory_fraction']:g} share of {a['fraction_of'].replace('-', ' ')} memory, less {a['runtime_reserve_gib']:.2f} GiB" in line
+    assert recommend(catalog, {"scale": "service"})["fit_answers"] is None
+
+
+def test_selector_answers_link_back_from_the_planner(catalog):
+    from selector.api import run_fit
+    out = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090", "quantization": "gguf-q4-k-m"})
+    sel = out["selector_answers"]
+    assert sel["scale"] == out["assumptions"]["scale"] and sel["model"] == "qwen3-32b" and sel["gpu"] == "rtx-4090"
+    assert "engine" not in sel and "bandwidth_gbs" not in sel
+    recommend(catalog, sel)  # the selector takes them as they are
+    given = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090", "engine": "vllm"})
+    assert "scale" not in given["selector_answers"] and given["assumptions"]["engine_chosen_by"] == "given"
+
+
+def test_companions_come_from_relations_and_respect_the_answers(catalog):
+    result = recommend(catalog, {"scale": "cluster", "hardware": "ascend"})
+    sg = _cand(result, "sglang")
+    assert [x["engine"] for x in sg["companions"]][:1] == ["mooncake"] and sg["companions"][0]["role"] == "KV-cache layer"
+    dyn = recommend(catalog, {"scale": "cluster"})["candidates"][0]
+    roles = [(x["engine"], x["role"]) for x in dyn["companions"]]
+    assert ("tensorrt-llm", "engine underneath") in roles and ("mooncake", "KV-cache layer") in roles
+    amd = recommend(catalog, {"scale": "cluster", "hardware": "amd-instinct-cdna3"})
+    assert all(x["engine"] != "tensorrt-llm" for c in amd["candidates"] for x in c["companions"])  # ruled out on AMD
+    assert all(c["companions"] == [] for c in recommend(catalog, {"scale": "service"})["candidates"])
+
+
+def test_an_engine_that_dequantizes_is_priced_at_what_it_loads(catalog):
+    from selector.fit import estimate
+    kw = {"gpu": "amd-ryzen-ai-max-395"}
+    packed = estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", engine="llama-cpp", **kw)
+    dense = estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", engine="transformers", **kw)
+    bf16 = estimate(catalog, "gpt-oss-120b", "bf16", engine="transformers", **kw)
+    assert dense["weights_gb"] == bf16["weights_gb"] > 3 * packed["weights_gb"]
+    assert any("unpacks GGUF MXFP4" in n for n in dense["notes"]) and not any("unpacks" in n for n in packed["notes"])
+    assert dense["quantization"] == "gguf-mxfp4" and not dense["fits"] and packed["fits"]
+    # no engine named: the size of the file itself
+    assert estimate(catalog, "gpt-oss-120b", "gguf-mxfp4", **kw)["weights_gb"] == packed["weights_gb"]
+
+
+def test_an_engines_own_plan_that_is_tighter_costs_points_and_more_weights_rule_it_out(catalog):
+    from selector.rules import _fit_reason
+    engine = catalog.engines["sglang"]
+    own = {"fits": False, "fits_with_offload": False, "weights_gb": 100.0, "capacity": None}
+    planned = {"fits": True, "fits_with_offload": True, "weights_gb": 100.0}
+    trace = Trace()
+    out, ok = _fit_reason(catalog, engine, own, "service", trace, planned)
+    assert out is None and ok["points"] == FIT_TIGHTER and "SGLang's own memory plan" in ok["text"] and "fit-engine-tighter" in trace.fired
+    out, ok = _fit_reason(catalog, engine, {**own, "weights_gb": 230.0}, "service", Trace(), planned)
+    assert ok is None and out["text"].startswith("SGLang holds the weights in 230 GB after loading, not 100 GB")
+    out, ok = _fit_reason(catalog, engine, own, "service", Trace(), None)
+    assert ok is None and out["text"] == "The model does not fit the memory given"
+    out, ok = _fit_reason(catalog, engine, own, "service", Trace(), {**planned, "fits": False})
+    assert ok is None and out["text"].startswith("The model does not fit the memory given")

@@ -2,6 +2,7 @@
 // (selector.fit.estimate). Everything shown comes from that JSON; nothing is decided here.
 
 import { el, fmt, list, siteUrl, sourceLink } from "./dom.js";
+import { queryFromAnswers } from "./form.js";
 
 function reasonItem(r) {
   const li = el("li", { "data-kind": r.kind, "data-points": String(r.points) });
@@ -47,7 +48,30 @@ export function renamedNote(result) {
     el("p", { class: "admonition-title", text: "Renamed since this link was made" }), list(result.renamed.map((r) => r.note)));
 }
 
-function card(c, i) {
+// The candidate's own memory fit (the planner's answer for that engine) and a link to it on /fit/.
+function candidateFit(c, fitAnswers) {
+  if (!c.fit_line) return null;
+  const p = el("p", { class: "iem-cand-fit", "data-fits": c.fit.fits ? "gpu" : c.fit.fits_with_offload ? "offload" : "no" },
+    el("strong", { text: "Memory fit: " }), el("span", { class: "iem-cand-fit-text", text: c.fit_line }), " ");
+  if (fitAnswers) p.append(el("a", { href: siteUrl("fit/") + queryFromAnswers({ ...fitAnswers, engine: c.engine }), text: "details in Will it fit?" }));
+  return p;
+}
+
+// Engines underneath an orchestration layer and the KV-cache layers that plug in: part of the answer, not alternatives.
+function companionList(c) {
+  if (!c.companions || !c.companions.length) return null;
+  const ul = el("ul", { class: "iem-companions" });
+  for (const x of c.companions) {
+    const li = el("li", { "data-companion": x.engine }, el("a", { href: siteUrl(`engines/${x.engine}/`), text: x.name }), ` (${x.role})`);
+    if (x.note) li.append(`: ${x.note}`);
+    const link = sourceLink(x.source);
+    if (link) li.append(" ", link);
+    ul.append(li);
+  }
+  return el("div", { class: "iem-companions-box" }, el("p", { class: "iem-companions-title", text: "Runs with:" }), ul);
+}
+
+function card(c, i, fitAnswers) {
   const title = el("h3", {}, el("a", { href: siteUrl(`engines/${c.engine}/`), text: c.name }));
   const rank = i === 0 ? "Best match" : `Alternative ${i}`;
   const head = el("p", { class: "iem-rank" }, rank, c.fallback ? el("span", { class: "iem-badge", text: `from tier ${c.tier}` }) : null);
@@ -55,6 +79,8 @@ function card(c, i) {
     head, title,
     el("p", { class: "iem-score", text: `${fmt.num(c.score)} points` }),
     whyLine(c),
+    candidateFit(c, fitAnswers),
+    companionList(c),
     measuredList(c.measured),
     reasonList(c.reasons, "iem-reasons"));
 }
@@ -63,12 +89,14 @@ export function renderRecommend(result) {
   const box = document.createDocumentFragment();
   const cands = el("div", { class: "iem-cards", id: "selector-candidates" });
   if (!result.candidates.length) cands.append(el("p", { class: "iem-warn", text: "No engine passes every constraint." }));
-  result.candidates.forEach((c, i) => cands.append(card(c, i)));
+  result.candidates.forEach((c, i) => cands.append(card(c, i, result.fit_answers)));
   const renamed = renamedNote(result);
   if (renamed) box.append(renamed);
   box.append(el("h2", { class: "iem-answer-title", text: "Candidates" }), cands,
-    el("p", { class: "iem-help", text: "Points: the decision tree's pick, the decision-matrix scores your answers weigh, and "
-      + "documented support (partial or undocumented support costs points; a documented no rules an engine out)." }));
+    el("p", { class: "iem-help", text: "Points: the decision-matrix scores your answers weigh; documented support (partial or "
+      + "undocumented support costs points, more when another candidate supports what you stated fully; a documented no rules an "
+      + "engine out); measured results compared within one set; the engine's own memory fit; and the decision tree's pick, a "
+      + "prior that counts more when you state the need." }));
   if (result.warnings.length) {
     const warn = el("div", { class: "admonition warning", role: "note", id: "selector-warnings" },
       el("p", { class: "admonition-title", text: "Worth knowing" }));
@@ -196,6 +224,10 @@ export function renderFit(fit) {
   }
   const measured = measuredList(fit.measured);
   if (measured) box.append(el("p", { class: "iem-measured-title", text: "Measured on this GPU and model (published results):" }), measured);
+  if (fit.selector_answers) {
+    box.append(el("p", { class: "iem-to-selector" }, el("a", { id: "fit-to-selector", href: siteUrl("selector/") + queryFromAnswers(fit.selector_answers),
+      text: "Rank the engines for this setup in the selector" })));
+  }
   const bars = memoryBars(fit);
   if (bars) box.append(el("h2", { text: "Memory, in GiB" }), bars);
   box.append(renderFitSummary(fit).querySelector("table"));
