@@ -441,7 +441,7 @@ def data_files(data_dir):
     return targets, problems
 
 
-_LAST = {}  # rel -> (text, $schema, schema set, day, result): what the file gave the last time it was read
+_LAST = {}  # rel -> ((path, text, $schema, schema set, day), result): what the file gave when last read
 
 
 def _read_all(targets, rel, schema_set=None, today=None, texts=None):
@@ -463,15 +463,16 @@ def _read_all(targets, rel, schema_set=None, today=None, texts=None):
             if text is None:
                 out.append((collection, key, name, None, problems, None, None))
                 continue
+        key_now = (path, text, ref, schema_set, today)
         last = _LAST.get(name)
-        if last is not None and last[:4] == (text, ref, schema_set, today):
-            doc, problems, found, rows = last[4]
+        if last is not None and last[0] == key_now:
+            doc, problems, found, rows = last[1]
             out.append((collection, key, name, json.loads(json.dumps(doc)), list(problems), found, rows))
             continue
         doc, problems = read_file(path, name, schema_ref=ref, text=text)
         found = schema_set.validate(doc, schema_name) if doc is not None and schema_set is not None else None
         rows = doc_checks(collection, key, doc, today) if found == [] and doc_checks else None
-        _LAST[name] = (text, ref, schema_set, today, (json.loads(json.dumps(doc)), list(problems), found, rows))
+        _LAST[name] = (key_now, (json.loads(json.dumps(doc)), list(problems), found, rows))
         out.append((collection, key, name, doc, problems, found, rows))
     return out
 

@@ -4,9 +4,10 @@ Build side only: this module imports ``jsonschema`` and ``referencing`` (lazily,
 :class:`SchemaSet` is made), so nothing the browser runs may import it (``api``, ``rules``,
 ``fit`` and ``catalog`` do not; a test proves they import with both packages blocked).
 
-The schemas under ``data/schema`` are Draft 2020-12, checked against the meta-schema and
-validated by jsonschema's ``Draft202012Validator`` with their ``$ref``s resolved through a
-``referencing`` registry holding every schema file.  Two choices on top, through jsonschema's
+The schemas under ``data/schema`` are Draft 2020-12, checked against the meta-schema, their
+``$ref``s resolved once through a ``referencing`` registry holding every schema file (the bundle:
+looking each reference up again for every value costs twice the validation time), and validated
+by jsonschema's ``Draft202012Validator``.  Two choices on top, through jsonschema's
 public ``extend``: ``integer`` means a whole number written without a fraction (``2.0`` is
 refused: the renderers use integer fields as integers), and ``uniqueItems`` compares items by
 hash (jsonschema compares unsortable items pairwise).  Patterns stay in the part of regular
@@ -246,9 +247,9 @@ def schema_set(schemas):
 
 
 class SchemaSet:
-    """Every schema of ``data/schema``, checked; validates documents by schema file name.  ``bundled``
-    holds each schema with its references written out (:func:`bundle_schema`), for code that walks a
-    schema beside a document (messages, the field guide, ``selector new``).
+    """Every schema of ``data/schema``, checked and bundled (:func:`bundle_schema`); validates documents by
+    schema file name.  ``bundled`` also serves code that walks a schema beside a document (messages,
+    the fixer's key order, the field guide, ``selector new``).
 
     Raises :class:`SchemaError` for a schema file that is not a valid Draft 2020-12 schema or whose
     references do not resolve."""

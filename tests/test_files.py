@@ -179,3 +179,20 @@ def test_document_checks_where_read_equal_checks_after():
     after = run_checks(data, paths, today=date(2027, 12, 1))
     assert sorted(after) == sorted(run_checks(data, paths, today=date(2027, 12, 1), done=done))
     assert any(p.check == "dates" and p.severity == "warning" for p in after)  # a year on, sources are stale
+
+
+def test_a_file_read_again_is_parsed_again_only_when_it_changed(tmp_path):
+    import shutil
+    data = tmp_path / "data"
+    shutil.copytree(REAL, data)
+    first, problems = files.load_data_dir(data)
+    first.raw["engines"]["vllm"]["name"] = "changed by a consumer"  # a consumer's edit reaches no later load
+    path = data / "engines" / "vllm.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("\nname: vLLM\n", "\nname: 7\n", 1), encoding="utf-8")
+    second, again = files.load_data_dir(data)
+    assert "vllm" not in second.engines and any(p.path == "name" and "must be a text" in p.message for p in again)
+    assert second.engines["sglang"] == first.engines["sglang"]
+    edited, _ = files.load_data_dir(REAL, texts={"data/engines/sglang.yaml": "id: sglang\n"})
+    assert "sglang" not in edited.engines
+    third, _ = files.load_data_dir(REAL)
+    assert third.engines["sglang"]["name"] == "SGLang" and third.engines["vllm"]["name"] == "vLLM"
