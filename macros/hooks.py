@@ -112,6 +112,7 @@ def check_read_paths(config):
             folders.append(_inside(root, base, "pymdownx.snippets.base_path"))
     folders += [_inside(root, f, "build folder") for f in READ_FOLDERS]
     files += [_inside(root, f, "build file", folder=False) for f in READ_FILES]
+    files.append(_inside(root, Path(config["config_file_path"]).name, "config file", folder=False))  # read already: fail now
     found = unsafe_files(root, folders, files)
     if found:
         raise PluginError("\n".join(found))

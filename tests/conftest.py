@@ -7,6 +7,8 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
+import types
 from pathlib import Path
 
 import pytest
@@ -70,8 +72,8 @@ def session_lock(tmp_path_factory, name):
 
 @pytest.fixture(scope="session")
 def site_port(tmp_path_factory):
-    """One port for the whole session: the site is built once for it, and each worker serves that same
-    build on it (SO_REUSEPORT), so every absolute address in the site (sitemap, canonical links) is right."""
+    """One port for the whole session: the site is built once for it and served on it to every worker, so
+    every absolute address in the site (sitemap, canonical links) is right."""
     if os.environ.get("IEM_SITE_PORT"):
         return int(os.environ["IEM_SITE_PORT"])
     with session_lock(tmp_path_factory, "site-port") as folder:
@@ -101,10 +103,27 @@ def built_site(tmp_path_factory, site_port):
 
 
 @pytest.fixture(scope="session")
-def site_server(built_site, site_port):
+def site_server(tmp_path_factory, built_site, site_port):
+    """The built site on the session's port. Under pytest-xdist one server process serves every worker
+    and lives as long as the session's controller (workers end at different times)."""
     from sitesrv import Server
-    with Server(built_site, port=site_port, reuse_port=True) as server:
-        yield server
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        with Server(built_site, port=site_port) as server:
+            yield server
+        return
+    with session_lock(tmp_path_factory, "site-server") as folder:
+        if not (folder / "site-server").exists():
+            subprocess.Popen([sys.executable, str(TESTS / "sitesrv.py"), str(built_site), str(site_port), str(os.getppid())],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+            for _ in range(200):
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", site_port), timeout=1):
+                    break
+                time.sleep(0.05)
+            else:
+                pytest.fail(f"the site server did not start on port {site_port}", pytrace=False)
+            (folder / "site-server").write_text(str(site_port))
+    yield types.SimpleNamespace(port=site_port, url=f"http://127.0.0.1:{site_port}/")
 
 
 # Markers from what a test uses, so `make check` can leave out the site build and the browser

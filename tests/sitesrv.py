@@ -89,15 +89,10 @@ def make_handler(root, csp=None, cache=False, fault=None, headers=False):
     return functools.partial(Handler, directory=str(root))
 
 
-class _SharedPortServer(http.server.ThreadingHTTPServer):
-    allow_reuse_port = True  # test workers serving the same build on the session's one port
-
-
 class Server:
-    def __init__(self, root, port=0, reuse_port=False, **kw):
+    def __init__(self, root, port=0, **kw):
         socketserver.TCPServer.allow_reuse_address = True
-        server = _SharedPortServer if reuse_port else http.server.ThreadingHTTPServer
-        self.httpd = server(("127.0.0.1", port), make_handler(Path(root), **kw))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), make_handler(Path(root), **kw))
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -109,3 +104,21 @@ class Server:
     def __exit__(self, *exc):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def serve_while(root, port, pid):
+    """Serve ``root`` on ``port`` for as long as process ``pid`` lives (a test session's controller)."""
+    import os
+    import time
+    with Server(root, port=port):
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.5)
+
+
+if __name__ == "__main__":  # tests/conftest.py: one server for every pytest-xdist worker of a session
+    import sys
+    serve_while(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

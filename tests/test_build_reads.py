@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,16 +66,19 @@ LINKS = {  # the link's path in the project -> (its target, the folder named in 
     "CONTRIBUTING.md": ("{tmp}/secret.txt", "the repository"),
     "selector/leak.py": ("{tmp}/secret.txt", "selector/"),  # would be packed into the published wheel
     "macros/templates/list.html": ("{tmp}/secret.txt", "macros/templates/"),
+    "mkdocs.yml": ("{tmp}/elsewhere.yml", "the repository"),  # MkDocs reads it first; the build still stops
 }
 
 
 @pytest.mark.parametrize("link", list(LINKS))
 def test_a_link_the_build_would_read_fails_it(project, link):
     target, folder = LINKS[link]
-    path = project / link
-    if path.exists():
+    path, target = project / link, Path(target.format(tmp=project.parent))
+    if path.exists() and not target.exists():
+        path.rename(target)  # the real file, moved out of the repository
+    elif path.exists():
         path.unlink()
-    path.symlink_to(target.format(tmp=project.parent))
+    path.symlink_to(target)
     line = refused(project, f"{link}: " + LINK_MESSAGE.format(folder))
     assert line.endswith("(replace the link with the file)")
 

@@ -1,9 +1,11 @@
 """The site is built once per test session, however many pytest-xdist workers ask for it, and every worker
 serves that one build on the session's one port."""
 
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -33,11 +35,12 @@ CONFTEST = textwrap.dedent('''
         pytest_collection_modifyitems = real.pytest_collection_modifyitems
 ''')
 TEST = textwrap.dedent('''
-    import urllib.request
+    import time, urllib.request
 
     def test_{n}(built_site, site_server, site_port):
         assert (built_site / "index.html").read_text() == "<p>built</p>"
         assert site_server.port == site_port
+        time.sleep({pause})  # the other worker may have finished by now: the server must still answer
         with urllib.request.urlopen(site_server.url) as response:
             assert response.read() == b"<p>built</p>"
 ''')
@@ -48,8 +51,8 @@ def test_one_build_for_all_workers(tmp_path):
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "conftest.py").write_text(CONFTEST.format(tests=str(TESTS), conftest=str(TESTS / "conftest.py"), count=str(count)))
-    for n in ("a", "b", "c", "d"):
-        (suite / f"test_{n}.py").write_text(TEST.format(n=n))
+    for n, pause in (("a", 0), ("b", 0), ("c", 0), ("d", 3)):
+        (suite / f"test_{n}.py").write_text(TEST.format(n=n, pause=pause))
     (suite / "pytest.ini").write_text("[pytest]\nmarkers =\n  build: x\n  browser: x\n")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "2",
                            "--dist", "loadfile", "--basetemp", str(tmp_path / "base"), str(suite)],
@@ -57,3 +60,12 @@ def test_one_build_for_all_workers(tmp_path):
     assert proc.returncode == 0 and "4 passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:]
     builds = count.read_text().splitlines()
     assert len(builds) == 1, builds
+    port = int(builds[0].rsplit(":", 1)[1].strip("/"))
+    for _ in range(100):  # the server ends with the session
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the site server still answers on port {port} after the session")
