@@ -116,8 +116,13 @@ def trim_for_selector(raw):
 
     out = {}
     engines = {}
+    kinds = {eid: e.get("kind") for eid, e in raw.get("engines", {}).items()}
     for eid, e in raw.get("engines", {}).items():
         kept = {k: e[k] for k in SELECTOR_ENGINE_FIELDS if k in e}
+        if "status" in kept:  # the rules read the state, its date, successors and source, not the release notes
+            kept["status"] = {k: v for k, v in kept["status"].items() if k in ("value", "since", "successors", "source")}
+        # the selector reads the relations that make companions: engines underneath and KV-cache layers
+        kept["relations"] = [r for r in e.get("relations", []) if r["type"] == "backend" or "kv-cache" in (e.get("kind"), kinds.get(r["engine"]))]
         kept["sources"] = keep_sources(e, kept)
         engines[eid] = kept
     out["engines"] = engines
@@ -135,7 +140,8 @@ def trim_for_selector(raw):
                      for k, v in raw.get("models", {}).items()}
     for k, v in raw.get("models", {}).items():  # the selector names published checkpoints by repository
         if v.get("checkpoints"):
-            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]]
+            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]
+                                               if not raw.get("quantization", {}).get(c["quantization"], {}).get("family")]
     matrix = {}
     for did, d in raw.get("matrix", {}).items():
         kept = {f: d[f] for f in ("id", "name", "order", "scores")}
@@ -145,16 +151,21 @@ def trim_for_selector(raw):
     results = {}
     for set_id, rs in raw.get("results", {}).items():
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}
-        kept = {f: rs[f] for f in ("id", "title", "kind", "vendor_reported", "derived", "comparable_set", "source", "verified") if f in rs}
+        kept = {f: rs[f] for f in ("id", "title", "kind", "vendor_reported", "derived", "source", "verified") if f in rs}
         kept["method"] = {f: rs["method"][f] for f in ("concurrency", "input_tokens", "output_tokens") if f in rs["method"]}
         kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
         kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
-                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
-                                                                    "ttft_ms", "tpot_ms")
-                                     if k in row["metrics"]}} for row in rs["rows"]]
+                         "metrics": {**{k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps")
+                                        if k in row["metrics"]},
+                                     # the selector quotes the median latencies only
+                                     **{k: {"median": row["metrics"][k]["median"]} for k in ("ttft_ms", "tpot_ms")
+                                        if "median" in row["metrics"].get(k, {})}}} for row in rs["rows"]]
         results[set_id] = kept
     out["results"] = results
     out["tree"] = raw.get("tree", {})
-    out["questions"] = raw.get("questions", {})
+    questions = dict(raw.get("questions", {}))
+    if "questions" in questions:  # the help lines are for the form the build renders, not for the rules
+        questions["questions"] = [{k: v for k, v in q.items() if k != "help"} for q in questions["questions"]]
+    out["questions"] = questions
     out["aliases"] = raw.get("aliases", {})
     return out
