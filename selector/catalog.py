@@ -118,11 +118,17 @@ def trim_for_selector(raw):
 
     out = {}
     engines = {}
+    kinds = {eid: e.get("kind") for eid, e in raw.get("engines", {}).items()}
     for eid, e in raw.get("engines", {}).items():
         kept = {k: e[k] for k in SELECTOR_ENGINE_FIELDS if k in e}
+        if "status" in kept:  # the rules read the state, its date, successors and source, not the release notes
+            kept["status"] = {k: v for k, v in kept["status"].items() if k in ("value", "since", "successors", "source")}
+        # the selector reads the relations that make companions: engines underneath and KV-cache layers
+        # companions (engines underneath and KV-cache layers), and the engine a runtime is built on, whose measured
+        # speeds stand in for the runtime's (selector.fit.speed_family)
+        kept["relations"] = [r for r in e.get("relations", []) if r["type"] in ("backend", "built-on")
+                             or "kv-cache" in (e.get("kind"), kinds.get(r["engine"]))]
         kept["sources"] = keep_sources(e, kept)
-        # the engine a runtime is built on: its measured speeds stand in for the runtime's (selector.fit.speed_family)
-        kept["relations"] = [{"type": r["type"], "engine": r["engine"]} for r in e.get("relations", []) if r["type"] == "built-on"]
         engines[eid] = kept
     out["engines"] = engines
     out["hardware"] = {k: {"id": v["id"], "name": v["name"]} for k, v in raw.get("hardware", {}).items()}
@@ -139,7 +145,8 @@ def trim_for_selector(raw):
                      for k, v in raw.get("models", {}).items()}
     for k, v in raw.get("models", {}).items():  # the selector names published checkpoints by repository
         if v.get("checkpoints"):
-            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]]
+            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]
+                                               if not raw.get("quantization", {}).get(c["quantization"], {}).get("family")]
     matrix = {}
     for did, d in raw.get("matrix", {}).items():
         kept = {f: d[f] for f in ("id", "name", "order", "scores")}
@@ -154,16 +161,21 @@ def trim_for_selector(raw):
                           if f in rs["method"]}
         kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
         kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
-                         "metrics": {k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
-                                                                    "energy_j_per_token", "power_w",
-                                                                    "ttft_ms", "tpot_ms")
-                                     if k in row["metrics"]}} for row in rs["rows"]]
+                         "metrics": {**{k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
+                                                                       "energy_j_per_token", "power_w")
+                                        if k in row["metrics"]},
+                                     # the selector quotes the median latencies only
+                                     **{k: {"median": row["metrics"][k]["median"]} for k in ("ttft_ms", "tpot_ms")
+                                        if "median" in row["metrics"].get(k, {})}}} for row in rs["rows"]]
         results[set_id] = kept
     out["results"] = results
     out["prices"] = {k: {"id": v["id"], "name": v["name"], "source": v["source"], "prices": v["prices"],
                          "sources": {s: {"title": src["title"], "url": src["url"]} for s, src in v["sources"].items()}}
                      for k, v in raw.get("prices", {}).items()}
     out["tree"] = raw.get("tree", {})
-    out["questions"] = raw.get("questions", {})
+    questions = dict(raw.get("questions", {}))
+    if "questions" in questions:  # the help lines are for the form the build renders, not for the rules
+        questions["questions"] = [{k: v for k, v in q.items() if k != "help"} for q in questions["questions"]]
+    out["questions"] = questions
     out["aliases"] = raw.get("aliases", {})
     return out

@@ -365,8 +365,7 @@ def _latency_row(catalog, engine, answers):
     m = row["metrics"]
     said = phrase(catalog, rs, row)
     return {"text": f"Measured latency: median time to first token {m['ttft_ms']['median']:,.0f} ms and per output token "
-                    f"{m['tpot_ms']['median']:,.1f} ms" + (f" (p99 {m['tpot_ms']['p99']:,.1f} ms)" if "p99" in m["tpot_ms"] else "")
-                    + "; " + said["text"][len("Measured: "):]
+                    f"{m['tpot_ms']['median']:,.1f} ms; " + said["text"][len("Measured: "):]
                     + (f" ({CLOSENESS[near]} as yours)" if model else ""), "source": said["source"]}
 
 
