@@ -40,7 +40,8 @@ LABELS = {"hardware": ("hardware family", "hardware families"), "gpus": ("GPU", 
           "formats": ("format", "formats"), "quantization": ("quantization scheme", "quantization schemes"),
           "models": ("model", "models"), "engines": ("engine", "engines"), "tiers": ("tier", "tiers"),
           "trends": ("trend", "trends"), "matrix": ("matrix dimension", "matrix dimensions"),
-          "scenarios": ("scenario", "scenarios"), "results": ("result set", "result sets")}
+          "scenarios": ("scenario", "scenarios"), "results": ("result set", "result sets"),
+          "launch": ("launch template", "launch templates")}
 
 
 def summary(catalog):

@@ -11,6 +11,7 @@ import json
 from .catalog import Catalog
 from .fit import estimate, fit_arguments
 from .inputs import InputError, show_value, clean_answers
+from .launch import add_launches, launch_command
 from .rules import recommend
 
 _catalog = None
@@ -48,6 +49,7 @@ def run_fit(catalog, answers):
         out["assumptions"]["engine_chosen_by"] = "given"
         out["engines"] = []
     out["renamed"] = renamed
+    out["launch"] = launch_command(catalog, out)
     return out
 
 
@@ -94,7 +96,7 @@ def answer(catalog, op, answers):
     """Return the response dict for one request (used by :func:`handle` and the CLI)."""
     try:
         if op == "recommend":
-            return {"ok": True, "result": recommend(catalog, answers)}
+            return {"ok": True, "result": add_launches(catalog, recommend(catalog, answers))}
         if op == "fit":
             return {"ok": True, "result": run_fit(catalog, answers)}
         raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])

@@ -12,6 +12,7 @@ COLLECTIONS = {
     "quantization": "quantization.schema.json",
     "models": "model.schema.json",
     "engines": "engine.schema.json",
+    "launch": "launch.schema.json",
     "tiers": "tier.schema.json",
     "trends": "trend.schema.json",
     "matrix": "dimension.schema.json",
@@ -129,7 +130,8 @@ def trim_for_selector(raw):
                                                  "family", "native_hardware") if f in v}
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
-                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens")
+                                           "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
+                                           "checkpoints")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
     matrix = {}
@@ -138,6 +140,8 @@ def trim_for_selector(raw):
         kept["sources"] = keep_sources(d, kept)
         matrix[did] = kept
     out["matrix"] = matrix
+    out["launch"] = {k: {**v, "sources": {s: {"title": c["title"], "url": c["url"]} for s, c in (v.get("sources") or {}).items()}}
+                     for k, v in raw.get("launch", {}).items()}
     results = {}
     for set_id, rs in raw.get("results", {}).items():
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}
