@@ -143,6 +143,8 @@ def launch_command(catalog, fit, engine_id=None):
                        f"weights) and give it to {name} as the model.", template)
     model_entry = _one(flags, "model")
     value, wrong = _model_value(catalog, model_entry, model, quant_id, ck)
+    if value is not None and value.startswith("-"):  # a program would read it as one of its own flags
+        return _refuse(f"The checkpoint id {value!r} starts with '-', so {name} would read it as a flag; fix the model data.", template)
     if value is None:
         return _refuse(f"{name} loads {wrong} files; {quant_name} is not one, so convert the weights or pick a {wrong} "
                        "quantization.", template)
