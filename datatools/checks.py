@@ -612,7 +612,7 @@ def check_placeholders(doc, entries, ctx):
 
 # -- launch templates -------------------------------------------------------------------------------
 # quantization ids a flag's `values` may name, per parameter (the rest name the value's role)
-_LAUNCH_VALUE_KEYS = {"gpu_layers": {"all", "none"}, "fixed": {"fixed"}}
+_LAUNCH_VALUE_KEYS = {"gpu_layers": {"all", "none"}, "cpu_moe": {"all"}, "fixed": {"fixed"}}
 
 
 @check

@@ -69,13 +69,16 @@ class _Command:
                 step["env"].append(text)
         self.used.append(entry)
 
+    def line(self, i):
+        program = " ".join(shlex.quote(w) for w in self.template["steps"][i]["program"])
+        return " ".join([*self.steps[i]["env"], program, *self.steps[i]["args"]])
+
     def text(self):
-        parts = []
-        for i, step in enumerate(self.template["steps"]):
-            program = " ".join(shlex.quote(w) for w in step["program"])
-            env = self.steps[i]["env"]
-            parts.append(" ".join([*env, program, *self.steps[i]["args"]]))
-        return " && ".join(parts)
+        """The command: the steps run one after another; a `separate` step is not part of it (see :meth:`then`)."""
+        return " && ".join(self.line(i) for i, s in enumerate(self.template["steps"]) if not s.get("separate"))
+
+    def then(self):
+        return [self.line(i) for i, s in enumerate(self.template["steps"]) if s.get("separate")]
 
     def sources(self):
         keys = [s["source"] for s in self.template["steps"]] + [e["source"] for e in self.used]
@@ -98,13 +101,24 @@ def _checkpoint(catalog, model, quant_id):
     return next((c for c in model.get("checkpoints", []) if c["quantization"] == quant_id), None)
 
 
+def weight_format(catalog, quant_id):
+    """gguf, mlx or safetensors: the kind of file a checkpoint in this quantization is (MLX conversions are
+    named mlx-*; every other scheme ships as hub safetensors)."""
+    if (catalog.quantization.get(quant_id) or {}).get("family") == "gguf":
+        return "gguf"
+    return "mlx" if quant_id.startswith("mlx") else "safetensors"
+
+
+FORMAT_NAMES = {"gguf": "GGUF", "mlx": "MLX", "safetensors": "safetensors (hub checkpoint)"}
+
+
 def _model_value(catalog, entry, model, quant_id, ck):
     """The model argument in the form the template names, or ``(None, why)``."""
-    family = (catalog.quantization.get(quant_id) or {}).get("family")
+    allowed = entry.get("formats") or ["safetensors", "gguf", "mlx"]
+    if weight_format(catalog, quant_id) not in allowed:
+        return None, " or ".join(FORMAT_NAMES[f] for f in allowed)
     how = entry.get("value", "repo")
     if how in ("gguf-repo-tag", "ollama-hf"):
-        if family != "gguf":
-            return None, "GGUF"
         ref = f"{ck['repo']}:{gguf_tag(quant_id)}"
         return (f"hf.co/{ref}" if how == "ollama-hf" else ref), None
     return ck["repo"], None
@@ -146,8 +160,8 @@ def launch_command(catalog, fit, engine_id=None):
     if value is not None and value.startswith("-"):  # a program would read it as one of its own flags
         return _refuse(f"The checkpoint id {value!r} starts with '-', so {name} would read it as a flag; fix the model data.", template)
     if value is None:
-        return _refuse(f"{name} loads {wrong} files; {quant_name} is not one, so convert the weights or pick a {wrong} "
-                       "quantization.", template)
+        return _refuse(f"{name} loads {wrong} weights; {quant_name} is not one, so convert the weights or pick "
+                       "another quantization.", template)
 
     # what the plan assumed, flag by flag
     gpus = box.get("gpus") or 1
@@ -217,7 +231,7 @@ def launch_command(catalog, fit, engine_id=None):
         if entry is None:
             return _refuse(f"The plan keeps weights in host RAM ({offload['method']}); the data has no {name} flag for it.", template)
         if param == "cpu_moe":
-            plan.append((entry, None))
+            plan.append((entry, entry.get("values", {}).get("all")))
             if layers:
                 plan.append((layers, layers["values"]["all"]))
         elif param == "gpu_layers":
@@ -234,7 +248,7 @@ def launch_command(catalog, fit, engine_id=None):
     port = _one(flags, "port")
     if port is None:
         return _refuse(f"The data has no port option for {name}.", template)
-    plan.append((port, port["default"]))
+    plan.append((port, f"127.0.0.1:{port['default']}" if port.get("value") == "host-port" else port["default"]))
     for earlier in port.get("earlier_defaults", []):
         if earlier["default"] != port["default"]:
             notes.append(f"Port {port['default']} is {name}'s default in {template['version']}; earlier releases listened on "
@@ -247,6 +261,7 @@ def launch_command(catalog, fit, engine_id=None):
     order = {id(e): i for i, e in enumerate(template["flags"])}
     for entry, val in sorted(plan, key=lambda p: order[id(p[0])]):
         cmd.add(entry, val)
+    notes += [f"Then, from another terminal: {line}" for line in cmd.then()]
     return {"command": cmd.text(), "engine_version": template["version"], "notes": notes, "sources": cmd.sources()}
 
 
@@ -286,7 +301,7 @@ def read_command(catalog, engine_id, command):
         else:
             raise ValueError(f"{word!r} is not a flag of the {engine_id} template")
         i += 1
-    out = {"port": int(seen["port"]) if "port" in seen else None, "model": seen.get("model")}
+    out = {"port": int(str(seen["port"]).rpartition(":")[2]) if "port" in seen else None, "model": seen.get("model")}
     sequences = int(seen["parallel"]) if "parallel" in seen else None
     ctx = _one(flags, "context")
     context = int(seen["context"]) if "context" in seen else None

@@ -15,7 +15,7 @@ from selector.catalog import Catalog
 from selector.launch import flags_at, launch_command, read_command
 
 CASES = yaml.safe_load((Path(__file__).resolve().parent / "cases" / "launch.yaml").read_text())
-ENGINES_WITH_CASES = {"vllm", "sglang", "llama-cpp"}
+ENGINES_WITH_CASES = {"vllm", "sglang", "llama-cpp", "tensorrt-llm", "lmdeploy", "ollama", "lm-studio", "ktransformers"}
 
 
 def fit_for(catalog, answers):
@@ -48,6 +48,11 @@ def assert_consistent(catalog, fit, launch):
         assert read["dp_attention"] == a["dp_attention"]
     assert read["port"] == flags["port"][0]["default"]
     checkpoints = [c["repo"] for c in catalog.models[fit["model"]].get("checkpoints", [])]
+    model_entry = flags["model"][0]
+    if template["steps"][model_entry.get("step", 0)].get("separate"):  # loaded by a later command, given in the notes
+        later = [n for n in launch["notes"] if n.startswith("Then, from another terminal: ")]
+        assert len(later) == 1
+        read["model"] = read_command(catalog, engine, later[0].partition(": ")[2])["model"]
     assert read["model"] and read["model"].removeprefix("hf.co/").split(":")[0] in checkpoints
 
 
