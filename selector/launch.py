@@ -34,6 +34,25 @@ def flags_at(template, version=None):
     return out
 
 
+def resolved_template(catalog, engine_id):
+    """The template of ``engine_id``; an orchestration layer's (``backend``) gains the backend's flags for every
+    parameter it does not set itself, with their citations (keys prefixed by the backend's id)."""
+    launch = getattr(catalog, "launch", None) or {}
+    template = launch.get(engine_id)
+    if template is None or not template.get("backend"):
+        return template
+    base = launch.get(template["backend"])
+    if base is None:
+        return None
+    own = {e["param"] for e in template["flags"]}
+    borrowed = [{**e, "source": f"{base['id']}:{e['source']}"} for e in base["flags"] if e["param"] not in own]
+    sources = {**{f"{base['id']}:{k}": v for k, v in (base.get("sources") or {}).items()}, **(template.get("sources") or {})}
+    out = {**template, "flags": template["flags"] + borrowed, "sources": sources}
+    if "dp_attention" not in template and base.get("dp_attention"):
+        out["dp_attention"] = {**base["dp_attention"], "source": f"{base['id']}:{base['dp_attention']['source']}"}
+    return out
+
+
 def gguf_tag(quant_id):
     """The quantization tag GGUF file names and ``repo:TAG`` references use: gguf-q4-k-m -> Q4_K_M."""
     return quant_id.removeprefix("gguf-").upper().replace("-", "_")
@@ -50,6 +69,7 @@ class _Command:
         self.template = template
         self.steps = [{"env": [], "args": []} for _ in template["steps"]]
         self.used = []  # flag entries and steps whose citations the answer lists
+        self.cited = []  # further citation keys (the data-parallel attention recipe)
 
     def add(self, entry, value=None):
         step = self.steps[entry.get("step", 0)]
@@ -81,7 +101,7 @@ class _Command:
         return [self.line(i) for i, s in enumerate(self.template["steps"]) if s.get("separate")]
 
     def sources(self):
-        keys = [s["source"] for s in self.template["steps"]] + [e["source"] for e in self.used]
+        keys = [s["source"] for s in self.template["steps"]] + [e["source"] for e in self.used] + self.cited
         cited = self.template.get("sources") or {}
         out, seen = [], set()
         for key in keys:
@@ -132,7 +152,7 @@ def launch_command(catalog, fit, engine_id=None):
     if engine is None:
         return _refuse("No engine is named, so there is no command to write.")
     name = engine["name"]
-    template = (getattr(catalog, "launch", None) or {}).get(engine_id)
+    template = resolved_template(catalog, engine_id)
     if template is None:
         return _refuse(f"{name} has no launch template in the data yet (data/launch), so no command is given.")
     flags = flags_at(template)
@@ -186,6 +206,7 @@ def launch_command(catalog, fit, engine_id=None):
         if not (tp_entry and dp_entry and switch):
             return _refuse(f"The plan runs attention data parallel; the data lacks {name}'s flags for it.", template)
         plan += [(tp_entry, gpus if recipe["tensor_parallel"] == "gpus" else 1), (dp_entry, gpus), (switch, None)]
+        cmd.cited.append(recipe["source"])
         if recipe["tensor_parallel"] == "one" and _one(flags, "expert_parallel") and switch is not _one(flags, "expert_parallel"):
             plan.append((_one(flags, "expert_parallel"), None))
     else:
@@ -268,7 +289,7 @@ def launch_command(catalog, fit, engine_id=None):
 def read_command(catalog, engine_id, command):
     """The plan a command sets, read back through the template's flags (the inverse of :func:`launch_command`):
     ``{model, context, sequences, memory_fraction, kv_cache, gpus, dp_attention, port}`` for what it names."""
-    template = catalog.launch[engine_id]
+    template = resolved_template(catalog, engine_id)
     flags = flags_at(template)
     by_flag = {}
     for entry in template["flags"]:
