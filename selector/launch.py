@@ -11,6 +11,7 @@ import re
 import shlex
 
 from .fit import estimate, fit_arguments
+from .inputs import clean_answers
 
 # fit's offload methods -> the template parameter that carries them
 OFFLOAD_PARAMS = {"experts": "cpu_moe", "layers": "gpu_layers", "weights-streaming": "offload_gb"}
@@ -58,8 +59,9 @@ def gguf_tag(quant_id):
     return quant_id.removeprefix("gguf-").upper().replace("-", "_")
 
 
-def _refuse(why, template=None):
-    return {"command": None, "why": why, "engine_version": template["version"] if template else None, "notes": [], "sources": []}
+def _refuse(why, template=None, name=None):
+    return {"command": None, "why": why, "engine_version": template["version"] if template else None, "engine_name": name,
+            "notes": [], "sources": []}
 
 
 class _Command:
@@ -154,14 +156,14 @@ def launch_command(catalog, fit, engine_id=None):
     name = engine["name"]
     template = resolved_template(catalog, engine_id)
     if template is None:
-        return _refuse(f"{name} has no launch template in the data yet (data/launch), so no command is given.")
+        return _refuse(f"{name} has no launch template in the data yet (data/launch), so no command is given.", None, name)
     flags = flags_at(template)
     model = catalog.models[fit["model"]]
     quant_id = fit["quantization"]
     quant_name = catalog.quantization[quant_id]["name"]
     box = fit.get("machine") or {}
     if not fit.get("fits") and not (fit.get("offload") or {}).get("fits"):
-        return _refuse(f"The plan does not fit this memory with {name}, so there is no command to run.", template)
+        return _refuse(f"The plan does not fit this memory with {name}, so there is no command to run.", template, name)
     notes = list(template.get("notes", []))
     cmd = _Command(template)
 
@@ -174,14 +176,14 @@ def launch_command(catalog, fit, engine_id=None):
         on_the_fly = quantize if ck else None
     if ck is None:
         return _refuse(f"No {quant_name} checkpoint of {model['name']} is in the data; pick one on the hub (or convert the "
-                       f"weights) and give it to {name} as the model.", template)
+                       f"weights) and give it to {name} as the model.", template, name)
     model_entry = _one(flags, "model")
     value, wrong = _model_value(catalog, model_entry, model, quant_id, ck)
     if value is not None and value.startswith("-"):  # a program would read it as one of its own flags
-        return _refuse(f"The checkpoint id {value!r} starts with '-', so {name} would read it as a flag; fix the model data.", template)
+        return _refuse(f"The checkpoint id {value!r} starts with '-', so {name} would read it as a flag; fix the model data.", template, name)
     if value is None:
         return _refuse(f"{name} loads {wrong} weights; {quant_name} is not one, so convert the weights or pick "
-                       "another quantization.", template)
+                       "another quantization.", template, name)
 
     # what the plan assumed, flag by flag
     gpus = box.get("gpus") or 1
@@ -200,11 +202,11 @@ def launch_command(catalog, fit, engine_id=None):
     if dp:
         recipe = template.get("dp_attention")
         if not recipe:
-            return _refuse(f"The plan runs attention data parallel; the data has no way to set that for {name}.", template)
+            return _refuse(f"The plan runs attention data parallel; the data has no way to set that for {name}.", template, name)
         tp_entry, dp_entry = _one(flags, "tensor_parallel"), _one(flags, "data_parallel")
         switch = _one(flags, "dp_attention") or _one(flags, "expert_parallel")
         if not (tp_entry and dp_entry and switch):
-            return _refuse(f"The plan runs attention data parallel; the data lacks {name}'s flags for it.", template)
+            return _refuse(f"The plan runs attention data parallel; the data lacks {name}'s flags for it.", template, name)
         plan += [(tp_entry, gpus if recipe["tensor_parallel"] == "gpus" else 1), (dp_entry, gpus), (switch, None)]
         cmd.cited.append(recipe["source"])
         if recipe["tensor_parallel"] == "one" and _one(flags, "expert_parallel") and switch is not _one(flags, "expert_parallel"):
@@ -214,7 +216,7 @@ def launch_command(catalog, fit, engine_id=None):
         if tp_entry:
             plan.append((tp_entry, gpus))
         elif gpus > 1 and not _one(flags, "gpu_layers"):
-            return _refuse(f"The plan splits the model over {gpus} GPUs; the data has no tensor-parallel flag for {name}.", template)
+            return _refuse(f"The plan splits the model over {gpus} GPUs; the data has no tensor-parallel flag for {name}.", template, name)
         elif gpus > 1:
             notes.append(f"{name} splits the layers over every visible GPU by default ({gpus} here).")
     ctx_entry = _one(flags, "context")
@@ -230,7 +232,7 @@ def launch_command(catalog, fit, engine_id=None):
         frac = _one(flags, "memory_fraction")
         if frac is None:
             return _refuse(f"The plan uses a memory share of {a['memory_fraction']:g}; the data has no flag for it in {name}.",
-                           template)
+                           template, name)
         plan.append((frac, f"{a['memory_fraction']:g}"))
     elif a.get("fraction_from") == "auto":
         notes.append(f"{name} picks its memory share itself ({a['memory_fraction']:g} here), so the command leaves it out.")
@@ -238,7 +240,7 @@ def launch_command(catalog, fit, engine_id=None):
         kv_entry = _one(flags, "kv_cache")
         if kv_entry is None or kv not in kv_entry.get("values", {}):
             return _refuse(f"The plan keeps the KV cache in {catalog.quantization[kv]['name']}; the data has no {name} "
-                           "flag value for it.", template)
+                           "flag value for it.", template, name)
         plan.append((kv_entry, kv_entry["values"][kv]))
     elif kv:
         notes.append(f"{name} keeps the KV cache in {catalog.quantization[kv]['name']} by itself for these weights.")
@@ -250,7 +252,7 @@ def launch_command(catalog, fit, engine_id=None):
         param = OFFLOAD_PARAMS.get(offload["method"])
         entry = _one(flags, param) if param else None
         if entry is None:
-            return _refuse(f"The plan keeps weights in host RAM ({offload['method']}); the data has no {name} flag for it.", template)
+            return _refuse(f"The plan keeps weights in host RAM ({offload['method']}); the data has no {name} flag for it.", template, name)
         if param == "cpu_moe":
             plan.append((entry, entry.get("values", {}).get("all")))
             if layers:
@@ -268,7 +270,7 @@ def launch_command(catalog, fit, engine_id=None):
 
     port = _one(flags, "port")
     if port is None:
-        return _refuse(f"The data has no port option for {name}.", template)
+        return _refuse(f"The data has no port option for {name}.", template, name)
     plan.append((port, f"127.0.0.1:{port['default']}" if port.get("value") == "host-port" else port["default"]))
     for earlier in port.get("earlier_defaults", []):
         if earlier["default"] != port["default"]:
@@ -283,7 +285,8 @@ def launch_command(catalog, fit, engine_id=None):
     for entry, val in sorted(plan, key=lambda p: order[id(p[0])]):
         cmd.add(entry, val)
     notes += [f"Then, from another terminal: {line}" for line in cmd.then()]
-    return {"command": cmd.text(), "engine_version": template["version"], "notes": notes, "sources": cmd.sources()}
+    return {"command": cmd.text(), "engine_version": template["version"], "engine_name": name, "notes": notes,
+            "sources": cmd.sources()}
 
 
 def read_command(catalog, engine_id, command):
@@ -360,3 +363,14 @@ def add_launches(catalog, result):
         fit = cand.get("fit")
         cand["launch"] = launch_command(catalog, fit, cand["engine"]) if fit else _for_answers(catalog, result, cand["engine"])
     return result
+
+
+def setup_launch(catalog, engine_id, answers):
+    """``(fit, launch)`` for the planner's answers with ``engine_id`` named: what ``fit --engine`` answers (an
+    orchestration layer, which the planner does not take as an engine, gets the same estimate with it named).
+    Raises :class:`selector.inputs.InputError` on answers the planner refuses."""
+    ask = clean_answers(catalog, {k: v for k, v in answers.items() if k != "engine"}, page="fit")
+    kw = fit_arguments(ask)
+    kw["engine"] = engine_id
+    fit = estimate(catalog, ask["model"], ask.get("quantization"), **kw)
+    return fit, launch_command(catalog, fit, engine_id)

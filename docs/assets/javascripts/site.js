@@ -13,6 +13,7 @@ const WIDGETS = [
   [SELECTOR_PAGE, "#selector-form", "mountSelector"],
   ["./modules/diagram.js", '[data-diagram="mermaid"]', "mountDiagrams"],
   ["./modules/results.js", "#results-filter", "mountResults"],
+  ["./modules/launch-view.js", ".iem-launch", "mountLaunch"],
 ];
 const loaded = new Map();  // module path -> promise of the module
 const modules = new Map();  // module path -> the module, once it has loaded

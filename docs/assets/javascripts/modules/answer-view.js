@@ -2,6 +2,7 @@
 // (selector.fit.estimate). Everything shown comes from that JSON; nothing is decided here.
 
 import { el, fmt, list, siteUrl, sourceLink } from "./dom.js";
+import { launchBlock } from "./launch-view.js";
 
 function reasonItem(r) {
   const li = el("li", { "data-kind": r.kind, "data-points": String(r.points) });
@@ -56,7 +57,8 @@ function card(c, i) {
     el("p", { class: "iem-score", text: `${fmt.num(c.score)} points` }),
     whyLine(c),
     measuredList(c.measured),
-    reasonList(c.reasons, "iem-reasons"));
+    reasonList(c.reasons, "iem-reasons"),
+    launchBlock(c.launch, c.name));
 }
 
 export function renderRecommend(result) {
@@ -184,6 +186,7 @@ export function renderFit(fit) {
   const renamed = renamedNote(fit);
   if (renamed) box.append(renamed);
   box.append(el("p", { class: "iem-headline", "data-fits": fit.fits ? "gpu" : fit.fits_with_offload ? "offload" : "no", text: headline(fit) }));
+  if (fit.launch) box.append(launchBlock(fit.launch, fit.launch.engine_name));
   if (fit.speed) {
     const s = fit.speed;
     box.append(el("p", { class: "iem-speed" }, el("strong", { text: "Decode speed: " }),
