@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
 from selector.inputs import InputError, clean_answers
+from selector.launch import flags_at, setup_launch, version_key
 from selector.suggest import did_you_mean
 
 from .coverage import GRIDS, coverage
@@ -647,7 +648,6 @@ def check_launch_references(data, ctx):
 
 def _launch_setups(data, launch_id, doc):
     """Every setup an engine page shows gets a command from the generator (else the page would show a refusal)."""
-    from selector.launch import setup_launch
     catalog = None
     for i, setup in enumerate(doc.get("setups", [])):
         catalog = catalog or Catalog(data)
@@ -666,7 +666,6 @@ def check_launch_flags(doc, entries, ctx):
     right form, release ranges in order, and no flag in a step's program that its `flags` do not define."""
     if "steps" not in doc or "flags" not in doc or "version" not in doc:
         return
-    from selector.launch import flags_at, version_key
     declared = {e.get("flag") for e in doc["flags"] if e["param"] == "fixed"}
     for s, step in enumerate(doc["steps"]):
         for w, word in enumerate(step["program"]):

@@ -56,9 +56,9 @@ function card(c, i) {
     head, title,
     el("p", { class: "iem-score", text: `${fmt.num(c.score)} points` }),
     whyLine(c),
+    launchBlock(c.launch, c.name),
     measuredList(c.measured),
-    reasonList(c.reasons, "iem-reasons"),
-    launchBlock(c.launch, c.name));
+    reasonList(c.reasons, "iem-reasons"));
 }
 
 export function renderRecommend(result) {
