@@ -283,6 +283,8 @@ def launch_command(catalog, fit, engine_id=None):
 
     order = {id(e): i for i, e in enumerate(template["flags"])}
     for entry, val in sorted(plan, key=lambda p: order[id(p[0])]):
+        if val is None and entry["form"] != "switch":  # a template without the value this plan needs
+            return _refuse(f"The data gives {name}'s {entry.get('flag') or entry['param']} no value for this plan.", template, name)
         cmd.add(entry, val)
     notes += [f"Then, from another terminal: {line}" for line in cmd.then()]
     return {"command": cmd.text(), "engine_version": template["version"], "engine_name": name, "notes": notes,
