@@ -96,6 +96,20 @@ SELECTOR_ENGINE_FIELDS = ("id", "name", "kind", "tier", "positioning", "status",
                           "quantization", "features", "memory")
 
 
+def trim_launch(template):
+    """The part of a launch template the generator reads: no notes for maintainers, no engine-page setups."""
+    out = {k: template[k] for k in ("id", "engine", "version", "backend", "notes") if k in template}
+    out["steps"] = [{k: s[k] for k in ("program", "separate", "source") if k in s} for s in template["steps"]]
+    out["flags"] = [{k: v for k, v in f.items() if k not in ("note", "earlier_defaults")} for f in template["flags"]]
+    for f, full in zip(out["flags"], template["flags"]):
+        if full.get("earlier_defaults"):
+            f["earlier_defaults"] = [{"default": e["default"], "source": e["source"]} for e in full["earlier_defaults"]]
+    if template.get("dp_attention"):
+        out["dp_attention"] = {k: template["dp_attention"][k] for k in ("tensor_parallel", "source")}
+    out["sources"] = {s: {"title": c["title"], "url": c["url"]} for s, c in (template.get("sources") or {}).items()}
+    return out
+
+
 def trim_for_selector(raw):
     """The part of the catalog the selector reads (the browser downloads this).
 
@@ -140,8 +154,10 @@ def trim_for_selector(raw):
         kept["sources"] = keep_sources(d, kept)
         matrix[did] = kept
     out["matrix"] = matrix
-    out["launch"] = {k: {**v, "sources": {s: {"title": c["title"], "url": c["url"]} for s, c in (v.get("sources") or {}).items()}}
-                     for k, v in raw.get("launch", {}).items()}
+    out["launch"] = {k: trim_launch(v) for k, v in raw.get("launch", {}).items()}
+    for model in out["models"].values():  # the launch command reads a checkpoint's repository and its note
+        if "checkpoints" in model:
+            model["checkpoints"] = [{f: c[f] for f in ("repo", "quantization", "note") if f in c} for c in model["checkpoints"]]
     results = {}
     for set_id, rs in raw.get("results", {}).items():
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}

@@ -238,3 +238,35 @@ def test_pending_template_is_valid_and_writes_its_command(catalog, path):
     launch = fit["launch"]
     assert launch["command"] == "mlx_lm.server --model mlx-community/Qwen3-8B-4bit --max-prompt-tokens 16384 --port 8080", launch
     assert_consistent(cat, fit, launch)
+
+
+def test_engine_page_section_renders_each_setup(catalog):
+    from macros.templating import render
+    from macros.views.engines import launch_setups
+    data = launch_setups(catalog, "llama-cpp")
+    html = render("launch-engine.html", "engines/llama-cpp/", **data)
+    for setup in data["setups"]:
+        assert setup["command"] and f'<code class="iem-launch-command">{setup["command"]}</code>' in html
+    assert html.count('<button type="button" class="iem-copy"') == len(data["setups"]) >= 2
+    assert "written for llama.cpp v0.9.0" in html
+    missing = launch_setups(catalog, "tgi")
+    assert "No launch template for" in render("launch-engine.html", "engines/tgi/", **missing)
+
+
+def test_engine_page_setup_text_is_escaped(catalog):
+    from macros.templating import render
+    from macros.views.engines import launch_setups
+    raw = copy.deepcopy(catalog.raw)
+    raw["launch"]["vllm"]["setups"][0]["name"] = "<img src=x onerror=alert(1)>"
+    raw["models"]["qwen3-8b"]["checkpoints"] = [{"repo": "a<b>&'c", "quantization": "bf16", "source": "config"}]
+    html = render("launch-engine.html", "engines/vllm/", **launch_setups(Catalog(raw), "vllm"))
+    assert "<img" not in html and "&lt;img src=x" in html
+    assert "a&lt;b&gt;&amp;" in html
+
+
+def test_browser_catalog_writes_the_same_commands(catalog):
+    """The trimmed catalog the browser loads (no maintainers' notes, no setups) gives every case the same launch."""
+    from selector.catalog import trim_for_selector
+    trimmed = Catalog(trim_for_selector(catalog.raw))
+    for case in CASES:
+        assert fit_for(trimmed, case["answers"])["launch"] == fit_for(catalog, case["answers"])["launch"], case["id"]
