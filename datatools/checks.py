@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
 from selector.inputs import InputError, clean_answers
+from selector.launch import flags_at, setup_launch, version_key
 from selector.suggest import did_you_mean
 
 from .coverage import GRIDS, coverage
@@ -744,3 +745,90 @@ def is_placeholder(text):
             return False
         return host in _EXAMPLE_HOSTS or host.endswith(tuple("." + h for h in _EXAMPLE_HOSTS)) or host.endswith(".example")
     return False
+
+
+# -- launch templates -------------------------------------------------------------------------------
+# quantization ids a flag's `values` may name, per parameter (the rest name the value's role)
+_LAUNCH_VALUE_KEYS = {"gpu_layers": {"all", "none"}, "cpu_moe": {"all"}, "fixed": {"fixed"}}
+
+
+@check
+def check_launch_references(data, ctx):
+    """A launch template starts a known engine (its id is the engine's), names quantization ids in `values`,
+    and says when it was written for another release than the engine's latest (a note: the flags may be stale)."""
+    for launch_id, doc in data.get("launch", {}).items():
+        for field in ("engine", "backend"):
+            if doc.get(field) is not None:
+                problem = _ref(ctx, "engines", doc[field], "engine")
+                if problem:
+                    yield "launch", launch_id, field, problem
+        if doc.get("engine") != launch_id:
+            yield ("launch", launch_id, "engine", f"is {doc.get('engine')!r} but the template is {launch_id}.yaml; a template "
+                   "starts the engine it is named after, and answers look it up by that name", "warning")
+        for i, entry in enumerate(doc.get("flags", [])):
+            allowed = _LAUNCH_VALUE_KEYS.get(entry["param"])
+            for key in entry.get("values", {}):
+                if allowed is not None and key not in allowed:
+                    yield "launch", launch_id, f"flags[{i}].values", f"{key!r} is not a value role of {entry['param']}; use one of {', '.join(sorted(allowed))}"
+                elif allowed is None:
+                    problem = _ref(ctx, "quantization", key, "quantization")
+                    if problem:
+                        yield "launch", launch_id, f"flags[{i}].values", problem
+        if not any(doc.get(f) and doc.get(f) not in ctx.ids("engines") for f in ("engine", "backend")):
+            yield from _launch_setups(data, launch_id, doc)
+        latest = ((data.get("engines", {}).get(doc.get("engine")) or {}).get("status") or {}).get("latest_version")
+        if latest and latest != "unknown" and latest.lstrip("v") != str(doc.get("version", "")).lstrip("v"):
+            yield ("launch", launch_id, "version", f"the flags were checked for {doc['version']}, the engine's latest release is "
+                   f"{latest}; check the flags against its CLI reference and update version", "info")
+
+
+def _launch_setups(data, launch_id, doc):
+    """Every setup an engine page shows gets a command from the generator (else the page would show a refusal)."""
+    catalog = None
+    for i, setup in enumerate(doc.get("setups", [])):
+        catalog = catalog or Catalog(data)
+        try:
+            _, launch = setup_launch(catalog, launch_id, setup["answers"])
+        except InputError as exc:
+            yield "launch", launch_id, f"setups[{i}].answers", exc.to_dict()["message"]
+            continue
+        if launch["command"] is None:
+            yield "launch", launch_id, f"setups[{i}]", f"gets no command: {launch['why']}"
+
+
+@doc_check
+def check_launch_flags(doc, entries, ctx):
+    """A launch template is a whole, unambiguous command: one model and one port at its release, each flag of the
+    right form, release ranges in order, and no flag in a step's program that its `flags` do not define."""
+    if "steps" not in doc or "flags" not in doc or "version" not in doc:
+        return
+    declared = {e.get("flag") for e in doc["flags"] if e["param"] == "fixed"}
+    for s, step in enumerate(doc["steps"]):
+        for w, word in enumerate(step["program"]):
+            if word.startswith("-") and word not in declared:
+                yield (f"steps[{s}].program[{w}]", f"{word!r} is a flag the template's `flags` do not define; add it as a "
+                       "`fixed` entry with its source, or remove it")
+    for i, entry in enumerate(doc["flags"]):
+        form, flag = entry["form"], entry.get("flag")
+        if form == "positional" and flag is not None:
+            yield f"flags[{i}].flag", "a positional value has no flag; remove `flag` or use form option"
+        elif form != "positional" and flag is None:
+            yield f"flags[{i}].flag", f"form {form} needs the flag (or, for env, the variable name)"
+        elif form == "env" and not flag.isupper():
+            yield f"flags[{i}].flag", f"{flag!r} is not an environment variable name; form env takes NAME"
+        elif form in ("option", "switch") and flag.isupper() and not flag.startswith("-"):
+            yield f"flags[{i}].flag", f"{flag!r} is not a command-line flag; write it with its dashes, or use form env"
+        if entry.get("step", 0) >= len(doc["steps"]):
+            yield f"flags[{i}].step", f"is {entry['step']} but the template has {len(doc['steps'])} step(s)"
+        if entry.get("since") and entry.get("until") and version_key(entry["since"]) >= version_key(entry["until"]):
+            yield f"flags[{i}].until", f"{entry['until']} is not after since {entry['since']}"
+        if (entry["param"] == "port") != ("default" in entry):
+            yield f"flags[{i}].default", "a port entry needs its default, and only a port entry has one"
+    active = flags_at(doc)
+    for param in ("model", "port"):
+        if not active.get(param):
+            yield "flags", f"has no {param} entry for release {doc['version']}; every command needs one"
+    for param, found in sorted(active.items()):
+        if param != "fixed" and len(found) > 1:
+            yield "flags", (f"has {len(found)} {param} entries for release {doc['version']} ({', '.join(str(e.get('flag')) for e in found)}); "
+                            "give the older one `until` and the newer one `since`")

@@ -43,7 +43,7 @@ LABELS = {"hardware": ("hardware family", "hardware families"), "gpus": ("GPU", 
           "models": ("model", "models"), "engines": ("engine", "engines"), "tiers": ("tier", "tiers"),
           "trends": ("trend", "trends"), "matrix": ("matrix dimension", "matrix dimensions"),
           "scenarios": ("scenario", "scenarios"), "results": ("result set", "result sets"),
-          "prices": ("price list", "price lists")}
+          "prices": ("price list", "price lists"), "launch": ("launch template", "launch templates")}
 
 
 def summary(catalog):

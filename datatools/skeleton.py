@@ -24,7 +24,7 @@ from .validation import SchemaSet
 KINDS = {  # what a contributor types -> collection folder
     "engine": "engines", "gpu": "gpus", "model": "models", "quantization": "quantization",
     "hardware": "hardware", "format": "formats", "scenario": "scenarios", "results": "results",
-    "tier": "tiers", "trend": "trends", "dimension": "matrix", "prices": "prices",
+    "tier": "tiers", "trend": "trends", "dimension": "matrix", "prices": "prices", "launch": "launch",
 }
 ALIASES = {"engines": "engine", "gpus": "gpu", "models": "model", "formats": "format", "scenarios": "scenario",
            "result": "results", "result-set": "results", "tiers": "tier", "trends": "trend", "matrix": "dimension",
@@ -198,6 +198,15 @@ class _Builder:
             top = self.top_candidate(doc["answers"])
             name = self.catalog.name_of("engines", top) if self.catalog else top
             doc["answer"] = f"TODO: the one-line answer; it must name {name}, the selector's first pick for these answers."
+        if self.collection == "launch":
+            engines = self.ids("engines")
+            doc["engine"] = self.entry_id if self.entry_id in engines or not engines else engines[0]
+            doc["version"] = "0.0.0"
+            doc["steps"] = [{"program": ["TODO-program"], "source": SOURCE_KEY}]
+            doc["flags"] = [{"param": "model", "form": "positional", "value": "repo", "source": SOURCE_KEY},
+                            {"param": "port", "form": "option", "flag": "--port", "default": 8000, "source": SOURCE_KEY}]
+            self.todo(["version"], "the engine release the flags were checked for")
+            self.todo(["flags"], "one entry per plan parameter, with the flag the engine's CLI reference gives")
         if self.collection == "results":
             doc["rows"][0]["metrics"] = {"decode_tps": 1}
             self.todo(["rows", 0, "metrics"], "the measured values (see the schema for names and units)")

@@ -10,6 +10,7 @@ import json
 
 from .catalog import Catalog
 from .inputs import InputError, show_value, clean_answers
+from .launch import add_launches, launch_command
 from .rules import fit_answer, recommend, selector_answers
 
 _catalog = None
@@ -36,6 +37,7 @@ def run_fit(catalog, answers):
     out = fit_answer(catalog, answers)
     out["renamed"] = renamed
     out["selector_answers"] = selector_answers(catalog, answers, out["assumptions"].get("scale"))
+    out["launch"] = launch_command(catalog, out)
     return out
 
 
@@ -43,7 +45,7 @@ def answer(catalog, op, answers):
     """Return the response dict for one request (used by :func:`handle` and the CLI)."""
     try:
         if op == "recommend":
-            return {"ok": True, "result": recommend(catalog, answers)}
+            return {"ok": True, "result": add_launches(catalog, recommend(catalog, answers))}
         if op == "fit":
             return {"ok": True, "result": run_fit(catalog, answers)}
         raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])

@@ -12,6 +12,7 @@ COLLECTIONS = {
     "quantization": "quantization.schema.json",
     "models": "model.schema.json",
     "engines": "engine.schema.json",
+    "launch": "launch.schema.json",
     "tiers": "tier.schema.json",
     "trends": "trend.schema.json",
     "matrix": "dimension.schema.json",
@@ -97,6 +98,20 @@ SELECTOR_ENGINE_FIELDS = ("id", "name", "kind", "tier", "positioning", "status",
                           "quantization", "features", "memory", "relations")
 
 
+def trim_launch(template):
+    """The part of a launch template the generator reads: no notes for maintainers, no engine-page setups."""
+    out = {k: template[k] for k in ("id", "engine", "version", "backend", "notes") if k in template}
+    out["steps"] = [{k: s[k] for k in ("program", "separate", "source") if k in s} for s in template["steps"]]
+    out["flags"] = [{k: v for k, v in f.items() if k not in ("note", "earlier_defaults")} for f in template["flags"]]
+    for f, full in zip(out["flags"], template["flags"]):
+        if full.get("earlier_defaults"):
+            f["earlier_defaults"] = [{"default": e["default"], "source": e["source"]} for e in full["earlier_defaults"]]
+    if template.get("dp_attention"):
+        out["dp_attention"] = {k: template["dp_attention"][k] for k in ("tensor_parallel", "source")}
+    out["sources"] = {s: {"title": c["title"], "url": c["url"]} for s, c in (template.get("sources") or {}).items()}
+    return out
+
+
 def trim_for_selector(raw):
     """The part of the catalog the selector reads (the browser downloads this).
 
@@ -140,19 +155,19 @@ def trim_for_selector(raw):
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
                                            "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
-                                           "config_context_tokens", "vocab_size", "vendor")
+                                           "config_context_tokens", "vocab_size", "vendor", "checkpoints")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
-    for k, v in raw.get("models", {}).items():  # the selector names published checkpoints by repository
-        if v.get("checkpoints"):
-            out["models"][k]["checkpoints"] = [{"repo": c["repo"], "quantization": c["quantization"]} for c in v["checkpoints"]
-                                               if not raw.get("quantization", {}).get(c["quantization"], {}).get("family")]
     matrix = {}
     for did, d in raw.get("matrix", {}).items():
         kept = {f: d[f] for f in ("id", "name", "order", "scores")}
         kept["sources"] = keep_sources(d, kept)
         matrix[did] = kept
     out["matrix"] = matrix
+    out["launch"] = {k: trim_launch(v) for k, v in raw.get("launch", {}).items()}
+    for model in out["models"].values():  # the launch command reads a checkpoint's repository and its note
+        if "checkpoints" in model:
+            model["checkpoints"] = [{f: c[f] for f in ("repo", "quantization", "note") if f in c} for c in model["checkpoints"]]
     results = {}
     for set_id, rs in raw.get("results", {}).items():
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}

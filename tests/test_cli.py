@@ -81,11 +81,12 @@ def test_validate_real_data_is_clean(catalog):
 
 
 def test_recommend_prints_json_matching_python(catalog):
+    from selector.launch import add_launches
     from selector.rules import recommend
     answers = {"scale": "service", "hardware": "nvidia-hopper", "workload": ["shared-prefix"]}
     proc = run("recommend", "--answers", json.dumps(answers))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == json.loads(json.dumps(recommend(catalog, answers)))
+    assert json.loads(proc.stdout) == json.loads(json.dumps(add_launches(catalog, recommend(catalog, answers))))
 
 
 def test_fit_prints_json():

@@ -114,7 +114,7 @@ def test_engine_page_sections(cat):
     view = views.engines.engine_page(cat, "beta")
     headings = [s["heading"] for s in view["sections"]]
     assert headings == ["When to pick it", "When not to", "Serving features", "Hardware", "Weight formats", "Quantization",
-                        "Headline figures", "Milestones", "Measured results", "Sources"]
+                        "Headline figures", "Milestones", "Launch commands", "Measured results", "Sources"]
     assert view["head"]["retired"]["successors"] == [{"link": {"href": "engines/alpha/", "text": "Alpha"}}]
     head = render("engine-head.html", "engines/beta/", **view["head"])
     assert "admonition warning" in head and 'href="../alpha/"' in head
@@ -128,7 +128,7 @@ def test_engine_page_macro_makes_markdown_headings_and_placeholders(cat, monkeyp
     md = sections_markdown(views.engines.engine_page(cat, "beta"), "engines/beta/")
     assert "## When to pick it" in md and "## Sources" in md
     keys = re.findall(r"<!--(iem[0-9a-f]{24})-->", md)
-    assert len(keys) == 10
+    assert len(keys) == 11
     html = site.unstash(md)
     assert "<!--iem" not in html and "when A" in html
 

@@ -495,8 +495,10 @@ NOT_RENDERED = {
     "hardware.summary": "hardware is named in tables and answers; its summary is not shown yet",
     "hardware.vendor": "hardware names include the vendor",
     "models.attention.note": "the fit answer states the attention layout in numbers; the note is for maintainers",
-    "models.checkpoints[].note": "checkpoint sizes calibrate the weights estimate (README); the notes are for maintainers",
-    "models.checkpoints[].repo": "as above",
+    "launch.steps[].note": "a launch command shows the step itself; the note is for maintainers",
+    "launch.flags[].note": "a launch command shows the flag itself; the note is for maintainers",
+    "launch.flags[].earlier_defaults[].note": "the command states the port change in its own words",
+    "launch.dp_attention.note": "the command shows the flags the recipe adds; the note is for maintainers",
     "models.license": "the models page lists size, attention and context; licence and vendor are not shown yet",
     "models.vendor": "as above", "models.note": "as above",
     "questions.fit_defaults.gpu_fraction.note": "the fit answer states each default as a number with its source",
@@ -515,6 +517,8 @@ NOT_RENDERED_UNDER = {"engines.memory.profile.": "the planner states each engine
 # fields some of whose instances are not shown, with the reason; at least one instance must show
 PARTLY_RENDERED = {
     "results.sources.*.license": "a result set's page cites its main source with the licence; extra sources by title",
+    "models.checkpoints[].repo": "shown in the launch commands of the engine pages' setups (other checkpoints only in answers)",
+    "models.checkpoints[].note": "shown with a GGUF checkpoint an engine page's setup loads; the others are for maintainers",
 }
 
 

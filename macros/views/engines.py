@@ -5,6 +5,7 @@ from .common import (
     FEATURES, KIND_LABEL, cite, engine_link, engines_ordered, enum_labels, ext_link, fact, figure_rows, parts, source,
     table, text, tier_link)
 from .results import engine_results
+from selector.launch import setup_launch
 
 
 REL_LABEL = enum_labels("engine.schema.json", "/properties/relations/items/properties/type")
@@ -81,9 +82,27 @@ def engine_page(catalog, engine_id):
         rows = [[text(m["date"]), text(m.get("version", "")), parts(text(m["event"]), c(m))]
                 for m in sorted(e["milestones"], key=lambda m: m["date"])]
         sections.append({"heading": "Milestones", "template": "table.html", "data": {"t": table(["Date", "Version", "What happened"], rows)}})
+    sections.append({"heading": "Launch commands", "template": "launch-engine.html", "data": launch_setups(catalog, engine_id)})
     sections.append({"heading": "Measured results", "template": "results-engine.html", "data": engine_results(catalog, engine_id)})
     sections.append({"heading": "Sources", "template": "sources-list.html", "data": {"sources": source_list(e)}})
     return {"name": e["name"], "head": head, "sections": sections}
+
+
+def launch_setups(catalog, engine_id):
+    """The command of each setup the engine's launch template lists, from the generator the answers use."""
+    e = catalog.engines[engine_id]
+    template = (getattr(catalog, "launch", None) or {}).get(engine_id)
+    if template is None:
+        return {"setups": [], "sources": [], "engine": e["name"],
+                "empty": f"No launch template for {e['name']} in the data yet, so no command is shown."}
+    setups, sources = [], []
+    for setup in template.get("setups", []):
+        _, launch = setup_launch(catalog, engine_id, setup["answers"])
+        setups.append({"name": setup["name"], "command": launch["command"], "why": launch.get("why"), "notes": launch["notes"],
+                       "version": launch["engine_version"] or template["version"]})
+        sources += [s for s in launch["sources"] if s not in sources]
+    return {"setups": setups, "sources": sources, "engine": e["name"],
+            "empty": f"The launch template of {e['name']} lists no common setup yet."}
 
 
 def engine_index(catalog):

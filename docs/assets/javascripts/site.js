@@ -12,6 +12,7 @@ const WIDGETS = [
   ["./modules/compare.js", "#compare-form", "mountCompare"],
   [SELECTOR_PAGE, "#selector-form", "mountSelector"],
   ["./modules/results.js", "#results-filter", "mountResults"],
+  ["./modules/launch-view.js", ".iem-launch", "mountLaunch"],
 ];
 const loaded = new Map();  // module path -> promise of the module
 const modules = new Map();  // module path -> the module, once it has loaded

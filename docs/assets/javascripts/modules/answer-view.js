@@ -3,6 +3,7 @@
 
 import { el, fmt, list, siteUrl, sourceLink } from "./dom.js";
 import { queryFromAnswers } from "./form.js";
+import { launchBlock } from "./launch-view.js";
 
 function reasonItem(r) {
   const li = el("li", { "data-kind": r.kind, "data-points": String(r.points) });
@@ -81,6 +82,7 @@ function card(c, i, fitAnswers) {
     whyLine(c),
     candidateFit(c, fitAnswers),
     companionList(c),
+    launchBlock(c.launch, c.name),
     measuredList(c.measured),
     reasonList(c.reasons, "iem-reasons"));
 }
@@ -213,6 +215,7 @@ export function renderFit(fit) {
   const choice = fit.quantization_choice;
   if (choice) box.append(el("p", { class: "iem-lead", "data-chosen-by": choice.chosen_by, text: choice.text }));
   box.append(el("p", { class: "iem-headline", "data-fits": fit.verdict, text: headline(fit) }));
+  if (fit.launch) box.append(launchBlock(fit.launch, fit.launch.engine_name));
   if (fit.speed) {
     const s = fit.speed;
     box.append(el("p", { class: "iem-speed" }, el("strong", { text: "Decode speed: " }),
