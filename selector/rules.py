@@ -842,7 +842,11 @@ def _plan(catalog, answers, work, trace, warnings):
     ranked_for = fit
     leaf_engines = [e for e in (catalog.engines.get(x) for x in leaf["engines"]) if e]
     advice = suggestions(catalog, {**work, "quantization_given": bool(answers.get("quantization"))}, fit, leaf_engines + pool)
-    if not _fits(fit, work["scale"]):
+    own = _own_plan_fits(catalog, answers, work, leaf_engines + pool) if not _fits(fit, work["scale"]) else None
+    if own:
+        warnings.append(f"{model['name']} in {name(fit['quantization'])} does not fit by the site's generic figures, but it does "
+                        f"with {own['name']}'s own memory plan ({own['line']}); engines whose own plan does not fit are ruled out.")
+    elif not _fits(fit, work["scale"]):
         options = sorted((s for s in advice if s["kind"] == "gpus"),
                          key=lambda s: (s["gpus"], -catalog.quantization[s["quantization"]]["bits_per_weight"]))
         adjusted = options[0] if options else next((s for s in advice if s["kind"] == "ram"), None)
@@ -864,6 +868,21 @@ def _plan(catalog, answers, work, trace, warnings):
             text += "; " + (advice[0]["text"][0].lower() + advice[0]["text"][1:] if advice else "nothing in this catalog makes it fit.")
         warnings.append(text)
     return branch, leaf, path, pool, fit, ranked_for, advice
+
+
+def _own_plan_fits(catalog, answers, work, engines):
+    """The first engine of the branch whose own memory plan holds the setup the generic figures reject, if any."""
+    fit_answers = planner_answers(catalog, answers, work)
+    for engine in engines:
+        if engine["kind"] != "engine":
+            continue
+        try:
+            own = planner_fit(catalog, fit_answers, engine["id"], with_table=False)
+        except InputError:
+            continue
+        if _fits(own, work["scale"]):
+            return {"name": engine["name"], "line": fit_line(catalog, own)[:-1]}
+    return None
 
 
 def _precision_warning(catalog, work, trace):
