@@ -77,7 +77,8 @@ def test_query_round_trips_when_a_filter_changes(page, expected):
     gpu = table_rows(page)[0]["gpu"]
     page.click('summary:has([data-picked-for="gpu"])')
     page.check(f'#results-filter input[name="gpu"][value="{gpu}"]')
-    assert page.url.endswith(f"results/?engine=vllm&gpu={gpu}")
+    # Material's scroll tracking may add a heading's hash when the opened list scrolls the page; the query is what counts
+    assert page.url.split("#")[0].endswith(f"results/?engine=vllm&gpu={gpu}")
     assert page.text_content('[data-picked-for="gpu"]') != "all"
     shown = table_rows(page)
     assert shown and all(r["engine"] == "vllm" and r["gpu"] == gpu for r in shown)

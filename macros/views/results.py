@@ -441,6 +441,25 @@ def result_groups(catalog, rows=None):
     return groups
 
 
+def price_table(catalog):
+    """Every cited on-demand list price: as listed, per GPU (an instance price divided, said so), where and when."""
+    body = []
+    for pid, pl in sorted((getattr(catalog, "prices", None) or {}).items()):
+        for i, p in enumerate(pl["prices"]):
+            src = source((pl.get("sources") or {}).get(p.get("source") or pl["source"]))
+            listed = f"${charts.number(p['usd_per_hour'])} per " + ("GPU" if p["per"] == "gpu" else f"instance of {p['gpus_per_instance']} GPUs")
+            per_gpu = [text(f"${charts.number(cost_rules.per_gpu(p))}")]
+            if p["per"] == "instance" and p.get("gpus_per_instance", 1) > 1:
+                per_gpu.append({"mark": "derived", "cls": "derived", "title": "The instance price divided by its GPUs, on this site"})
+            body.append({"id": f"price-{pid}-{i}", "attrs": {}, "cells": [
+                [text(pl["name"])], [text(catalog.name_of("gpus", p["gpu"]))], [text(p["offer"])], [text(listed)], per_gpu,
+                [text(p["region"])], [text(p["as_of"])], [text(p.get("note", ""))], [{"cite": src}] if src else [text("")]]})
+    return {"caption": "On-demand list prices as the sources give them; the cost uses the per-GPU column",
+            "headers": [[text(h)] for h in ("Provider", "GPU", "Offer", "Listed price per hour", "Per GPU-hour (USD)",
+                                              "Region", "Read on", "Note", "Source")],
+            "rows": body, "common": []}
+
+
 def cost_overview(catalog, rows, groups, limit=10):
     """The default view: for each model, cost per million tokens against per-user speed in the comparable
     set that prices it on the most GPU types (one set per chart, as everywhere); the models compared on
@@ -467,7 +486,8 @@ def cost_overview(catalog, rows, groups, limit=10):
                                            title=f"{name}: cost per million tokens against output speed per user, {n} rows on "
                                                  f"{gpus} GPU type{'s' if gpus != 1 else ''}")})
     prices = sorted({r["row"]["gpu"] for r in rows if r["price"]})
-    return {"charts": out, "rule": cost_rules.PRICE_RULE,
+    return {"charts": out, "rule": cost_rules.PRICE_RULE, "offers": price_table(catalog),
+            "providers": [{"name": pl["name"], "summary": pl.get("summary")} for _, pl in sorted((getattr(catalog, "prices", None) or {}).items())],
             "prices": [{"gpu": catalog.name_of("gpus", gpu), "price": cost_rules.gpu_price(catalog, gpu)} for gpu in prices]}
 
 

@@ -131,9 +131,11 @@ export function mountResults() {
     near.hidden = !list.children.length;
   };
 
-  const query = (p) => {
+  // keep = the fragment stays (first load); a change of picks drops it, since the set it named may now
+  // be hidden (Material's scroll tracking writes the heading it passed, hidden or not)
+  const query = (p, keep = false) => {
     const parts = KEYS.filter((k) => p[k].length).map((k) => `${k}=${p[k].map(encodeURIComponent).join(",")}`);
-    return (parts.length ? `?${parts.join("&")}` : location.pathname) + location.hash;
+    return (parts.length ? `?${parts.join("&")}` : location.pathname) + (keep ? location.hash : "");
   };
 
   const apply = () => {
@@ -217,7 +219,7 @@ export function mountResults() {
   const initial = picked();
   if (KEYS.some((k) => initial[k].length)) apply();
   else status.dataset.shown = String(total);
-  if (unknown.length || extra.length) history.replaceState(history.state, "", query(initial));
+  if (unknown.length || extra.length) history.replaceState(history.state, "", query(initial, true));
   for (const d of form.querySelectorAll("details")) if (d.querySelector("input:checked")) d.open = true;
 
   form.addEventListener("change", () => {
