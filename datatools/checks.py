@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
 from selector.inputs import InputError, clean_answers
-from selector.launch import flags_at, setup_launch, version_key
+from selector.launch import flags_at, version_key
 from selector.suggest import did_you_mean
 
 from .coverage import GRIDS, coverage
@@ -774,26 +774,10 @@ def check_launch_references(data, ctx):
                     problem = _ref(ctx, "quantization", key, "quantization")
                     if problem:
                         yield "launch", launch_id, f"flags[{i}].values", problem
-        if not any(doc.get(f) and doc.get(f) not in ctx.ids("engines") for f in ("engine", "backend")):
-            yield from _launch_setups(data, launch_id, doc)
         latest = ((data.get("engines", {}).get(doc.get("engine")) or {}).get("status") or {}).get("latest_version")
         if latest and latest != "unknown" and latest.lstrip("v") != str(doc.get("version", "")).lstrip("v"):
             yield ("launch", launch_id, "version", f"the flags were checked for {doc['version']}, the engine's latest release is "
                    f"{latest}; check the flags against its CLI reference and update version", "info")
-
-
-def _launch_setups(data, launch_id, doc):
-    """Every setup an engine page shows gets a command from the generator (else the page would show a refusal)."""
-    catalog = None
-    for i, setup in enumerate(doc.get("setups", [])):
-        catalog = catalog or Catalog(data)
-        try:
-            _, launch = setup_launch(catalog, launch_id, setup["answers"])
-        except InputError as exc:
-            yield "launch", launch_id, f"setups[{i}].answers", exc.to_dict()["message"]
-            continue
-        if launch["command"] is None:
-            yield "launch", launch_id, f"setups[{i}]", f"gets no command: {launch['why']}"
 
 
 @doc_check

@@ -212,32 +212,6 @@ def test_launch_is_json_and_same_through_handle(catalog):
     assert out["result"]["launch"] == direct
 
 
-PENDING = Path(__file__).resolve().parent / "launch_pending"
-
-
-@pytest.mark.parametrize("path", sorted(PENDING.glob("*.yaml")), ids=lambda p: p.stem)
-def test_pending_template_is_valid_and_writes_its_command(catalog, path):
-    """A template whose engine file arrives from another branch: it passes the schema and the launch checks, and
-    writes its command (against a stand-in engine entry until the real one is merged)."""
-    from datatools.checks import check_launch_flags, _iter_walk, Ctx
-    from datatools.files import load_schemas
-    from datatools.validation import schema_set
-    from datetime import date
-    from datatools.files import parse_yaml_text
-    doc = parse_yaml_text(path.read_text())  # the project's loader: dates stay text
-    schemas = schema_set(load_schemas(Path(__file__).resolve().parents[1] / "data"))
-    assert schemas.validate(doc, "launch.schema.json") == []
-    assert list(check_launch_flags(doc, list(_iter_walk(doc)), Ctx({}, date.today()))) == []
-    raw = copy.deepcopy(catalog.raw)
-    raw["launch"][doc["id"]] = doc
-    raw["engines"].setdefault(doc["engine"], {"id": doc["engine"], "name": "MLX LM", "kind": "engine", "tier": "L1"})
-    cat = Catalog(raw)
-    fit = fit_for(cat, {"model": "qwen3-8b", "quantization": "mlx-4bit", "gpu": "m4-max-128gb" if "m4-max-128gb" in cat.gpus
-                        else next(g for g, v in cat.gpus.items() if v.get("memory_mode") == "unified"),
-                        "engine": doc["engine"], "context_tokens": 16384})
-    launch = fit["launch"]
-    assert launch["command"] == "mlx_lm.server --model mlx-community/Qwen3-8B-4bit --max-prompt-tokens 16384 --port 8080", launch
-    assert_consistent(cat, fit, launch)
 
 
 def test_engine_page_section_renders_each_setup(catalog):
@@ -270,3 +244,16 @@ def test_browser_catalog_writes_the_same_commands(catalog):
     trimmed = Catalog(trim_for_selector(catalog.raw))
     for case in CASES:
         assert fit_for(trimmed, case["answers"])["launch"] == fit_for(catalog, case["answers"])["launch"], case["id"]
+
+
+def test_every_engine_page_setup_gets_a_command(catalog):
+    """Each setup a launch template lists for its engine page gets a command from the generator (validation does
+    not run the selector; this test does, once)."""
+    from selector.launch import setup_launch
+    checked = 0
+    for launch_id, doc in catalog.launch.items():
+        for i, setup in enumerate(doc.get("setups", [])):
+            _, launch = setup_launch(catalog, launch_id, setup["answers"])
+            assert launch["command"], (launch_id, i, launch.get("why"))
+            checked += 1
+    assert checked >= 9
