@@ -141,6 +141,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
 
 
+# the sizes and colour schemes every layout check runs at: a desktop and a phone, light and dark
+SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
+VIEWS = [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
@@ -164,5 +169,19 @@ def page(browser, site_server):
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
     pg.base = site_server.url
+    yield pg
+    context.close()
+
+
+@pytest.fixture(scope="module", params=VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
+def view(request, browser, site_server):
+    size, scheme = request.param
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.base = site_server.url
+    pg.size, pg.scheme, pg.width, pg.height = size, scheme, width, height
     yield pg
     context.close()

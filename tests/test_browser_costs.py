@@ -16,8 +16,7 @@ pytestmark = pytest.mark.browser
 
 READY = "#results-filter[data-mounted]"
 SCREENS = TESTS / "output" / "screens"
-SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
-VIEWS = [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
+from conftest import SIZES, VIEWS
 DSR1 = 'section.iem-rset[data-set="inferencex-dsr1-1k1k"]'
 
 

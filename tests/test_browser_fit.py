@@ -11,7 +11,7 @@ import pytest
 
 from selector.api import answer
 from test_browser_answer import fmt_int, fmt_num
-from test_browser_tables import SIZES, VIEWS, shot
+from test_browser_tables import shot
 
 pytestmark = pytest.mark.browser
 
@@ -80,20 +80,6 @@ def test_no_preference_leads_with_the_4_bit_answer(page, catalog):
     names = {r[0] for r in shown["rows"]}
     assert not any(n.startswith(("MLX", "NVFP4")) for n in names), names
     assert "yes" in {r[2] for r in shown["rows"]}
-
-
-@pytest.fixture(scope="module", params=VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
-def view(request, browser, site_server):
-    size, scheme = request.param
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    pg = context.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.base = site_server.url
-    pg.size, pg.scheme, pg.width, pg.height = size, scheme, width, height
-    yield pg
-    context.close()
 
 
 LAYOUT = """

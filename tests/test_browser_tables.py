@@ -15,27 +15,11 @@ from conftest import TESTS
 pytestmark = pytest.mark.browser
 
 SCREENS = TESTS / "output" / "screens"
-SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
-VIEWS = [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
 COMPARE = "compare/?engines=tensorrt-llm,vllm,sglang"
 # pages whose wide tables must keep their first column in view (path, selector of a wide table on it)
 WIDE = [("overview/", "table.iem-matrixlike"), ("formats/", "table.iem-matrixlike"),
         ("quantization/", "table.iem-matrixlike"), ("tiers/l2/", "table.iem-matrixlike"),
         ("matrix/", "table.iem-matrix"), (COMPARE, "#compare-table")]
-
-
-@pytest.fixture(scope="module", params=VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
-def view(request, browser, site_server):
-    size, scheme = request.param
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    pg = context.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.base = site_server.url
-    pg.size, pg.scheme, pg.width, pg.height = size, scheme, width, height
-    yield pg
-    context.close()
 
 
 def shot(pg, name, full_page=False):

@@ -12,6 +12,20 @@ function matches(node, picked) {
   return KEYS.every((k) => !picked[k].length || picked[k].includes(node.dataset[k]));
 }
 
+// Hides a chart's points and legend entries outside the picks; returns how many points stay.
+function filterChart(figure, picked) {
+  let points = 0;
+  for (const node of figure.querySelectorAll("svg [data-row]")) {
+    const ok = matches(node, picked);
+    node.toggleAttribute("hidden", !ok);
+    if (ok) points += 1;
+  }
+  for (const item of figure.querySelectorAll(".iem-legend [data-engine]")) {
+    item.hidden = picked.engine.length > 0 && !picked.engine.includes(item.dataset.engine);
+  }
+  return points;
+}
+
 // Bars of a bar chart close up over the hidden ones; the drawing's height follows.
 function relayout(svg) {
   const rowHeight = Number(svg.dataset.rowHeight);
@@ -150,15 +164,7 @@ export function mountResults() {
         if (ok) shown += 1;
       }
       for (const figure of section.querySelectorAll("figure.iem-chart")) {
-        let points = 0;
-        for (const node of figure.querySelectorAll("svg [data-row]")) {
-          const ok = matches(node, p);
-          node.toggleAttribute("hidden", !ok);
-          if (ok) points += 1;
-        }
-        for (const item of figure.querySelectorAll(".iem-legend [data-engine]")) {
-          item.hidden = p.engine.length > 0 && !p.engine.includes(item.dataset.engine);
-        }
+        const points = filterChart(figure, p);
         const svg = figure.querySelector("svg.iem-barchart");
         if (svg) relayout(svg);
         figure.hidden = points === 0;
@@ -169,18 +175,7 @@ export function mountResults() {
       rows += shown;
       if (shown) sets += 1;
     }
-    for (const figure of figures) {
-      let points = 0;
-      for (const node of figure.querySelectorAll("svg [data-row]")) {
-        const ok = matches(node, p);
-        node.toggleAttribute("hidden", !ok);
-        if (ok) points += 1;
-      }
-      for (const item of figure.querySelectorAll(".iem-legend [data-engine]")) {
-        item.hidden = p.engine.length > 0 && !p.engine.includes(item.dataset.engine);
-      }
-      figure.parentElement.hidden = points === 0;
-    }
+    for (const figure of figures) figure.parentElement.hidden = filterChart(figure, p) === 0;
     const counts = tally(p);
     recount(counts);
     for (const span of form.querySelectorAll("[data-picked-for]")) {
