@@ -39,6 +39,10 @@ class Catalog:
             setattr(self, name, raw.get(name, {}))
         for name in SINGLETONS:  # tree, questions, glossary, aliases, others
             setattr(self, name, raw.get(name, {}))
+        for rs in self.results.values():  # the browser's catalog writes what every row of a set shares once
+            if "row_defaults" in rs:
+                rs["rows"] = [{**rs["row_defaults"], **row} for row in rs["rows"]]
+                del rs["row_defaults"]
         self._renamed = {(a["collection"], a["id"]): a for a in self.aliases.get("aliases", [])}
 
     def alias(self, collection, old_id):
@@ -112,6 +116,15 @@ def trim_launch(template):
     return out
 
 
+ROW_FIELDS = ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date")
+
+
+def _shared(rows):
+    """The row fields every row of a result set holds with one value (Catalog puts them back into each row)."""
+    first = rows[0] if rows else {}
+    return {f: first[f] for f in ROW_FIELDS if f in first and all(f in row and row[f] == first[f] for row in rows)}
+
+
 def trim_for_selector(raw):
     """The part of the catalog the selector reads (the browser downloads this).
 
@@ -175,7 +188,10 @@ def trim_for_selector(raw):
         kept["method"] = {f: rs["method"][f] for f in ("concurrency", "input_tokens", "output_tokens", "tokens_counted", "power_boundary")
                           if f in rs["method"]}
         kept["sources"] = {rs["source"]: {k: src[k] for k in ("title", "url", "published") if k in src}} if src else {}
-        kept["rows"] = [{**{f: row[f] for f in ("engine", "gpu", "gpus", "model", "weights", "concurrency", "date") if f in row},
+        shared = _shared(rs["rows"])
+        if shared:
+            kept["row_defaults"] = shared
+        kept["rows"] = [{**{f: row[f] for f in ROW_FIELDS if f in row and f not in shared},
                          "metrics": {**{k: row["metrics"][k] for k in ("throughput_per_gpu", "output_tps_per_user", "decode_tps", "prompt_tps",
                                                                        "energy_j_per_token", "power_w")
                                         if k in row["metrics"]},

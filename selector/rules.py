@@ -436,8 +436,9 @@ def planner_answers(catalog, answers, work):
         return None
     keys = [q["key"] for q in catalog.questions["questions"] if q.get("page") in ("both", "fit")]
     out = {k: answers[k] for k in keys if answers.get(k) not in (None, "", [])}
-    if work.get("quantization"):
-        out["quantization"] = work["quantization"]
+    # the weights the engines were ranked on: the quantization chosen, else the model as shipped (left out, the
+    # planner would pick a scheme per engine and candidates would be priced on different weights)
+    out["quantization"] = work.get("quantization") or catalog.models[work["model"]]["native_precision"]
     out.update(work.get("_ranked_change") or {})
     return out
 

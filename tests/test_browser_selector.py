@@ -314,6 +314,8 @@ def test_candidate_fit_links_to_the_planner_and_back(page, catalog):
     shown = page.evaluate("() => document.getElementById('selector-result').__result")
     fit = shown["result"]
     fit.pop("table")
+    # /fit/ shows the launch command beside its answer, as the candidate carries it beside its fit
+    assert fit.pop("launch") == json.loads(json.dumps(cand["launch"], sort_keys=True))
     assert fit == json.loads(json.dumps(cand["fit"], sort_keys=True))
     back = page.locator("#fit-to-selector").get_attribute("href")
     assert "/selector/?" in back and "model=llama-3.3-70b" in back and "gpu=h100-sxm" in back
