@@ -447,17 +447,16 @@ def planner_fit(catalog, fit_answers, engine_id, with_table=True):
     """Exactly what ``fit --engine ENGINE`` answers for these planner answers; without its what-fits table when
     ``with_table`` is false."""
     answers = clean_answers(catalog, {**fit_answers, "engine": engine_id}, page="fit")
-    out = fit_answer(catalog, answers)
-    if not with_table:
-        out.pop("table", None)
+    out = fit_answer(catalog, answers, with_table)
     out["renamed"] = []
     out["selector_answers"] = selector_answers(catalog, answers)
     return out
 
 
-def fit_answer(catalog, answers):
+def fit_answer(catalog, answers, with_table=True):
     """The planner's answer for cleaned answers: the engine given, or the one the selector puts first, and each
-    other engine's own fit; ``fit --engine`` and every selector candidate come through here."""
+    other engine's own fit; ``fit --engine`` and every selector candidate come through here. Without ``with_table``
+    the what-fits table is left out (and not computed when the quantization is given)."""
     args = fit_arguments(answers)
     chosen = None
     if not args.get("engine"):
@@ -467,8 +466,10 @@ def fit_answer(catalog, answers):
     table_args = {k: v for k, v in args.items() if k != "kv_quantization"}
     if chosen is not None:
         table_args["engine"] = None
-    table = fit_table(catalog, answers["model"], ranked=chosen["engines"] if chosen else None, keep=(quant,) if quant else (),
-                      **table_args)
+    table = None
+    if with_table or not quant:  # the table prices every scheme: needed to choose one, or to show it
+        table = fit_table(catalog, answers["model"], ranked=chosen["engines"] if chosen else None, keep=(quant,) if quant else (),
+                          **table_args)
     choice = None
     if not quant:
         choice = _quantization_choice(catalog, answers, args, table, chosen["engines"] if chosen else [args["engine"]])
@@ -477,7 +478,8 @@ def fit_answer(catalog, answers):
                     "kv_quantization": args.get("kv_quantization") or (choice["kv_cache"] if choice["kv_asked"] else None)}
             quant = choice["quantization"]
     out = estimate(catalog, answers["model"], quant, **args)
-    out["table"] = table
+    if with_table:
+        out["table"] = table
     out["quantization_choice"] = choice
     if chosen is not None:
         out["assumptions"]["engine_chosen_by"] = "selector" if args["engine"] else None
