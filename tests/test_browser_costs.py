@@ -106,13 +106,19 @@ def test_page_costs_are_cpythons(page, catalog, rows):
     assert not page.errors
 
 
-@pytest.mark.parametrize("size, scheme", VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
-def test_headline_and_cost_show_without_scrolling(browser, site_server, size, scheme):
+def new_view(browser, size, scheme):
+    """A page at one of the layout sizes and colour schemes, and the list its script errors land in."""
     width, height = SIZES[size]
     context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    return context, page, errors
+
+
+@pytest.mark.parametrize("size, scheme", VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
+def test_headline_and_cost_show_without_scrolling(browser, site_server, size, scheme):
+    context, page, errors = new_view(browser, size, scheme)
     page.goto(site_server.url + "results/?set=inferencex-dsr1-1k1k&gpu=b200,h200")
     page.wait_for_selector(READY)
     SCREENS.mkdir(parents=True, exist_ok=True)
@@ -139,11 +145,7 @@ def test_headline_and_cost_show_without_scrolling(browser, site_server, size, sc
 
 @pytest.mark.parametrize("size, scheme", VIEWS, ids=[f"{s}-{c}" for s, c in VIEWS])
 def test_compare_shows_cost_rows(browser, site_server, catalog, size, scheme):
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = new_view(browser, size, scheme)
     page.goto(site_server.url + "compare/?engines=sglang,tensorrt-llm,dynamo")
     page.wait_for_function("() => !document.querySelector('#compare-table[data-pending]')")
     row = page.locator("#compare-table tr[data-row]", has_text="Lowest cost per million").first
@@ -166,11 +168,7 @@ def test_compare_shows_cost_rows(browser, site_server, catalog, size, scheme):
 
 @pytest.mark.parametrize("size, scheme", [("desktop", "light"), ("phone", "dark")])
 def test_load_control_shows_one_measured_load(browser, site_server, catalog, size, scheme):
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = new_view(browser, size, scheme)
     page.goto(site_server.url + "results/")
     page.wait_for_selector(READY)
     curves = views.results.load_curves(catalog)
