@@ -105,7 +105,7 @@ SELECTOR_ENGINE_FIELDS = ("id", "name", "kind", "tier", "positioning", "status",
 def trim_launch(template):
     """The part of a launch template the generator reads: no notes for maintainers, no engine-page setups."""
     out = {k: template[k] for k in ("id", "engine", "version", "backend", "notes") if k in template}
-    out["steps"] = [{k: s[k] for k in ("program", "separate", "source") if k in s} for s in template["steps"]]
+    out["steps"] = [{k: s[k] for k in ("program", "separate", "file", "source") if k in s} for s in template["steps"]]
     out["flags"] = [{k: v for k, v in f.items() if k not in ("note", "earlier_defaults")} for f in template["flags"]]
     for f, full in zip(out["flags"], template["flags"]):
         if full.get("earlier_defaults"):

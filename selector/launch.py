@@ -96,8 +96,15 @@ class _Command:
         return " ".join([*self.steps[i]["env"], program, *self.steps[i]["args"]])
 
     def text(self):
-        """The command: the steps run one after another; a `separate` step is not part of it (see :meth:`then`)."""
-        return " && ".join(self.line(i) for i, s in enumerate(self.template["steps"]) if not s.get("separate"))
+        """The command: the steps run one after another; a `separate` step (see :meth:`then`) and a step written
+        into a recipe's file (see :meth:`in_files`) are not part of it."""
+        return " && ".join(self.line(i) for i, s in enumerate(self.template["steps"])
+                           if not s.get("separate") and not s.get("file"))
+
+    def in_files(self):
+        """``(file, line)`` of each step a recipe takes from one of its files (an orchestration layer's model-server
+        container), not from the shell."""
+        return [(s["file"], self.line(i)) for i, s in enumerate(self.template["steps"]) if s.get("file")]
 
     def then(self):
         return [self.line(i) for i, s in enumerate(self.template["steps"]) if s.get("separate")]
@@ -286,6 +293,8 @@ def launch_command(catalog, fit, engine_id=None):
         if val is None and entry["form"] != "switch":  # a template without the value this plan needs
             return _refuse(f"The data gives {name}'s {entry.get('flag') or entry['param']} no value for this plan.", template, name)
         cmd.add(entry, val)
+    notes += [f"Before the command, in {path} set the model server container's command and args to: {line}"
+              for path, line in cmd.in_files()]
     notes += [f"Then, from another terminal: {line}" for line in cmd.then()]
     return {"command": cmd.text(), "engine_version": template["version"], "engine_name": name, "notes": notes,
             "sources": cmd.sources()}

@@ -17,7 +17,8 @@ from selector.inputs import clean_answers
 from selector.launch import flags_at, launch_command, read_command, resolved_template
 
 CASES = yaml.safe_load((Path(__file__).resolve().parent / "cases" / "launch.yaml").read_text())
-ENGINES_WITH_CASES = {"vllm", "sglang", "llama-cpp", "tensorrt-llm", "lmdeploy", "ollama", "lm-studio", "ktransformers", "dynamo"}
+ENGINES_WITH_CASES = {"vllm", "sglang", "llama-cpp", "tensorrt-llm", "lmdeploy", "ollama", "lm-studio", "ktransformers", "dynamo",
+                      "llm-d"}
 
 
 def fit_for(catalog, answers):
@@ -39,8 +40,11 @@ def assert_consistent(catalog, fit, launch):
     """The plan the command sets, read back through the flags, is the plan the fit assumed."""
     a = fit["assumptions"]
     engine = a["engine"]
-    read = read_command(catalog, engine, launch["command"])
     template = resolved_template(catalog, engine)
+    # a step a recipe runs from one of its files (llm-d's model-server container) is given in the notes
+    in_file = [n.partition(": ")[2] for n in launch["notes"] if n.startswith("Before the command, in ")]
+    assert len(in_file) == sum(1 for s in template["steps"] if s.get("file"))
+    read = read_command(catalog, engine, in_file[0] if in_file else launch["command"])
     flags = flags_at(template)
     if flags.get("context"):
         assert read["context"] == fit["context_tokens"], (read, fit["context_tokens"])
@@ -104,6 +108,7 @@ SITUATIONS = [
      "context_tokens": 32768, "kv_cache": "kv-fp8"},
     {"scale": "local", "model": "qwen3-8b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8},
     {"scale": "local", "model": "llama-3.1-8b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "context_tokens": 16384},
+    {"scale": "cluster", "hardware": "nvidia-hopper", "model": "qwen3-32b", "gpu": "h100-sxm", "gpus": 2, "context_tokens": 16384},
 ]
 
 
@@ -124,6 +129,17 @@ def test_every_candidate_has_a_launch_matching_its_fit(catalog, answers):
         assert_consistent(catalog, fit, launch)
         written += 1
     assert written, [c["launch"] for c in result["candidates"]]
+
+
+def test_cluster_answer_gives_llm_d_its_entry_point(catalog):
+    """A cluster answer's llm-d candidate gets the documented install (router chart, vLLM overlay) and the vLLM
+    arguments its plan assumed, for the overlay's model-server container."""
+    result = answer(catalog, "recommend", SITUATIONS[-1])["result"]
+    launch = next(c["launch"] for c in result["candidates"] if c["engine"] == "llm-d")
+    assert launch["command"].startswith("helm install quickstart oci://ghcr.io/llm-d/charts/llm-d-router-standalone ")
+    args = next(n for n in launch["notes"] if n.startswith("Before the command, in "))
+    assert "vllm serve Qwen/Qwen3-32B " in args and "--tensor-parallel-size 2" in args and "--max-model-len 16384" in args
+    assert launch["engine_version"] == catalog.launch["llm-d"]["version"]
 
 
 def test_cli_fit_prints_launch(tmp_path):
