@@ -43,6 +43,7 @@ def test_the_labelled_enums_are_the_ones_the_pages_show():
         ("engine.schema.json", "/$defs/speculativeDecodingMethod"),
         ("engine.schema.json", "/$defs/cpuOffloadMethod"),
         ("result-set.schema.json", "/properties/kind"),
+        ("result-set.schema.json", "/properties/method/properties/power_boundary"),
         ("quantization.schema.json", "/properties/applies_to"),
         ("price-list.schema.json", "/properties/kind"),
     }

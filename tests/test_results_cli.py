@@ -132,3 +132,25 @@ def test_quoted_measured_rows_carry_their_derived_cost(catalog):
     # a single-sequence decode row has no per-GPU throughput, so no cost is quoted
     solo = measured.rows_for(catalog, gpu="rtx-4090", model="llama-2-7b", limit=1)
     assert solo and solo[0]["usd_per_million_tokens"] is None and "Derived cost" not in solo[0]["text"]
+
+
+def test_mlperf_power_rows_give_energy_at_the_system_boundary(every_row):
+    """MLPerf power runs: energy per token is the measured system power over the measured token rate, at the wall."""
+    power = [r for r in every_row if r["set"].startswith("mlperf-") and r["joules_per_token"]]
+    assert len(power) >= 11
+    assert {r["model"] for r in power} >= {"llama-2-70b", "llama-3.1-8b", "llama-3.1-405b", "mixtral-8x7b"}
+    assert {r["gpu"] for r in power} >= {"b200", "h200"}
+    for r in power:
+        j = r["joules_per_token"]
+        assert j["boundary"] == "system" and j["tokens"] == "output", r["set"]
+        assert j["value"] == pytest.approx(j["power_w"] / r["metrics"]["throughput_total"], rel=2e-3), r["set"]
+        assert "/tree/" in r["source"]["url"] and "inference_results_v" in r["source"]["url"]
+    # ML.ENERGY measures the GPUs only: its energy keeps that boundary
+    assert {r["joules_per_token"]["boundary"] for r in every_row if r["set"].startswith("mlenergy-") and r["joules_per_token"]} == {"accelerator"}
+
+
+def test_filtered_results_carry_the_power_boundary():
+    proc = run("--model", "mixtral-8x7b", "--gpu", "h200")
+    assert proc.returncode == 0, proc.stderr
+    energy = [r["joules_per_token"] for r in json.loads(proc.stdout)["rows"] if r["joules_per_token"]]
+    assert len(energy) == 2 and all(e["boundary"] == "system" and 0.1 < e["value"] < 0.2 for e in energy)

@@ -298,3 +298,23 @@ def test_real_explorer_page_weight_of_markup(catalog):
 
 def test_sources_page_cites_result_sets_by_their_explorer_view(cat):
     assert views.sources.owner_link(cat, "results", "bench-v") == {"link": {"href": "results/?set=bench-512", "text": "Set bench-v <i>"}}
+
+
+def test_energy_sets_say_what_the_power_covers(catalog):
+    """A set with measured energy names its power boundary in the method, from the schema's labels: the whole
+    system for MLPerf's power runs, the GPUs for ML.ENERGY; a set without power figures says nothing of power."""
+    groups = {g["id"]: g for g in views.results.result_groups(catalog)}
+    label = views.results.POWER_BOUNDARY_LABEL
+    assert label["system"].startswith("the whole system") and label["accelerator"].startswith("the accelerators only")
+    for gid, boundary in (("mlperf-llama2-70b-offline-power", "system"), ("mlperf-llama2-70b-server-power", "system"),
+                          ("mlenergy-v3-gpqa", "accelerator")):
+        method = {m["label"]: m["texts"] for m in groups[gid]["method"]}
+        assert method["What the measured power covers"] == [label[boundary]], gid
+        assert "Energy (J per token)" in [cell_text(h) for h in groups[gid]["table"]["headers"]], gid
+    # the Llama 2 70B power set spans two rounds: 8x H200 MaxQ (v4.1) and 8x B200 (v5.1), each row with its energy
+    offline = groups["mlperf-llama2-70b-offline-power"]["members"]
+    assert sorted(r["row"]["gpu"] for r in offline) == ["b200", "h200"]
+    assert all(r["energy"]["boundary"] == "system" and r["energy"]["value"] > 0 for r in offline)
+    for gid, g in groups.items():
+        if not any(r["energy"] or "power_w" in r["row"]["metrics"] for r in g["members"]):
+            assert "What the measured power covers" not in {m["label"] for m in g["method"]}, gid

@@ -34,6 +34,7 @@ LATENCY_STATS = (("median", "p50"), ("p99", "p99"), ("mean", "mean"), ("p90", "p
 HEADLINE_METRICS = ("throughput_per_gpu", "decode_tps", "throughput_total", "prompt_tps", "output_tps_per_user", "requests_per_s")
 RESULT_KIND_RANK = {"benchmark-suite": 0, "audited-benchmark": 1, "engine-project": 2, "vendor": 3, "paper": 4, "community": 5}
 RESULT_KIND_LABEL = enum_labels("result-set.schema.json", "/properties/kind")
+POWER_BOUNDARY_LABEL = enum_labels("result-set.schema.json", "/properties/method/properties/power_boundary")
 SCATTER = {"width": 480, "height": 340, "left": 70, "right": 14, "top": 12, "bottom": 58}
 BARS = {"width": 480, "row": 30, "top": 38, "bottom": 8, "pad": 6}
 
@@ -165,7 +166,8 @@ def _group_method(sets, members):
         conc = "no fixed number: the load generator sets the load"
     items = [("Tool", tools), ("Scenario", _distinct(s["method"].get("scenario") for s in sets)),
              ("Lengths", [lengths]), ("Concurrency", [conc]), ("Dataset", datasets),
-             ("What throughput counts", _distinct(s["method"]["throughput_counts"] for s in sets))]
+             ("What throughput counts", _distinct(s["method"]["throughput_counts"] for s in sets)),
+             ("What the measured power covers", _distinct(POWER_BOUNDARY_LABEL.get(s["method"].get("power_boundary")) for s in sets))]
     return [{"label": label, "texts": texts} for label, texts in items if texts]
 
 
