@@ -375,6 +375,11 @@ def check_models(data, ctx):
         for i, ck in enumerate(m.get("checkpoints", [])):
             if ck["quantization"] not in quant:
                 yield "models", m_id, f"checkpoints[{i}].quantization", _ref(ctx, "quantization", ck["quantization"], "quantization")
+        for i, draft in enumerate(m.get("drafts", [])):
+            for j, engine in enumerate(draft["engines"]):
+                msg = _ref(ctx, "engines", engine, "engine")
+                if msg:
+                    yield "models", m_id, f"drafts[{i}].engines[{j}]", msg
 
 
 @check

@@ -336,7 +336,8 @@ def _speculation(catalog, engine_id, model, quant_id, flags, name):
             said = (f"Speculative decoding drafts with {model['name']}'s own MTP layer, which loads about {extra / 1e9:,.1f} GB "
                     "more weights than the plan above counts; keep that headroom.")
         else:
-            said = f"Speculative decoding drafts with the published EAGLE-3 draft {draft}, a separate download."
+            said = (f"Speculative decoding drafts with the published EAGLE-3 draft {draft}, a separate download whose weights "
+                    "the plan above does not count.")
         return out, [said]
     return [], [f"Low latency was asked, but the data has no draft for {model['name']} with {name} (no MTP layers, no "
                 f"published EAGLE-3 draft for {name}), so the command runs without speculative decoding."]

@@ -35,6 +35,24 @@ def fit_for(catalog, answers):
     return response["result"]
 
 
+def case_launch(catalog, case):
+    """``(fit, launch)`` of a case: ``fit --engine`` for the planner's answers, or, for ``op: recommend``, the
+    candidate ``engine`` of the selector's answer (its own fit, or the plan ``fit --engine`` makes for it)."""
+    if case.get("op") != "recommend":
+        fit = fit_for(catalog, case["answers"])
+        return fit, fit["launch"]
+    result = answer(catalog, "recommend", case["answers"])["result"]
+    cand = next(c for c in result["candidates"] if c["engine"] == case["engine"])
+    fit = cand.get("fit") or fit_for(catalog, {**{k: v for k, v in case["answers"].items() if k not in ("scale", "hardware", "priority")},
+                                               "engine": case["engine"],
+                                               "quantization": result["assumed"].get("quantization", case["answers"].get("quantization"))})
+    return fit, cand["launch"]
+
+
+def case_engine(case):
+    return case["engine"] if case.get("op") == "recommend" else case["answers"]["engine"]
+
+
 def assert_consistent(catalog, fit, launch):
     """The plan the command sets, read back through the flags, is the plan the fit assumed."""
     a = fit["assumptions"]
@@ -70,8 +88,7 @@ def assert_consistent(catalog, fit, launch):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
 def test_case(catalog, case):
-    fit = fit_for(catalog, case["answers"])
-    launch = fit["launch"]
+    fit, launch = case_launch(catalog, case)
     expect = case["expect"]
     if "why" in expect:
         assert launch["command"] is None, launch
@@ -90,10 +107,12 @@ def test_case(catalog, case):
     assert launch["engine_version"] == catalog.launch[fit["assumptions"]["engine"]]["version"]
     assert launch["sources"] and all(s["url"].startswith("https://") for s in launch["sources"])
     assert_consistent(catalog, fit, launch)
+    read = read_command(catalog, case_engine(case), launch["command"])
+    assert (read["speculative"], read["draft"]) == (expect.get("speculative"), expect.get("draft")), read
 
 
 def test_cases_cover_every_template(catalog):
-    covered = {c["answers"]["engine"] for c in CASES}
+    covered = {case_engine(c) for c in CASES}
     assert set(catalog.launch) <= covered, set(catalog.launch) - covered
     assert ENGINES_WITH_CASES <= covered
 
@@ -104,6 +123,7 @@ SITUATIONS = [
      "context_tokens": 32768, "kv_cache": "kv-fp8"},
     {"scale": "local", "model": "qwen3-8b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8},
     {"scale": "local", "model": "llama-3.1-8b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "context_tokens": 16384},
+    {"scale": "service", "hardware": "nvidia-hopper", "model": "deepseek-v3", "gpu": "h200", "gpus": 8, "priority": "latency"},
 ]
 
 
@@ -118,7 +138,7 @@ def test_every_candidate_has_a_launch_matching_its_fit(catalog, answers):
         if launch["command"] is None:
             assert launch["why"] and "\n" not in launch["why"]
             continue
-        fit = cand.get("fit") or fit_for(catalog, {**{k: v for k, v in answers.items() if k not in ("scale", "hardware")},
+        fit = cand.get("fit") or fit_for(catalog, {**{k: v for k, v in answers.items() if k not in ("scale", "hardware", "priority")},
                                                     "engine": cand["engine"],
                                                     "quantization": result["assumed"].get("quantization", answers.get("quantization"))})
         assert_consistent(catalog, fit, launch)
@@ -243,7 +263,7 @@ def test_browser_catalog_writes_the_same_commands(catalog):
     from selector.catalog import trim_for_selector
     trimmed = Catalog(trim_for_selector(catalog.raw))
     for case in CASES:
-        assert fit_for(trimmed, case["answers"])["launch"] == fit_for(catalog, case["answers"])["launch"], case["id"]
+        assert case_launch(trimmed, case)[1] == case_launch(catalog, case)[1], case["id"]
 
 
 def test_every_engine_page_setup_gets_a_command(catalog):
