@@ -277,3 +277,26 @@ def test_every_engine_page_setup_gets_a_command(catalog):
             assert launch["command"], (launch_id, i, launch.get("why"))
             checked += 1
     assert checked >= 9
+
+
+@pytest.mark.parametrize("repo", HOSTILE)
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_hostile_draft_ids_stay_one_word(catalog, repo, engine, tmp_path):
+    """A published draft's repository reaches the shell as one word: inside vLLM's JSON or as SGLang's draft path."""
+    raw = copy.deepcopy(catalog.raw)
+    raw["models"]["llama-3.1-8b"]["drafts"] = [{"method": "eagle3", "repo": repo, "engines": [engine], "source": "config"}]
+    cat = Catalog(raw)
+    answers = {"scale": "service", "hardware": "nvidia-hopper", "model": "llama-3.1-8b", "gpu": "h100-sxm", "priority": "latency"}
+    cand = next(c for c in answer(cat, "recommend", answers)["result"]["candidates"] if c["engine"] == engine)
+    command = cand["launch"]["command"]
+    read = read_command(cat, engine, command)
+    if repo.startswith("-"):  # the program would take it for one of its flags: no draft, and the note says so
+        assert read["speculative"] is None and "no draft" in cand["launch"]["notes"][-1]
+        return
+    assert (read["speculative"], read["draft"]) == ("eagle3", repo)
+    marker = tmp_path / "pwned"
+    script = "f() { printf '%s\\0' \"$@\"; }; f " + command.replace("/tmp/iem-pwned", str(marker))
+    proc = subprocess.run(["sh", "-c", script], capture_output=True, timeout=10)
+    assert proc.returncode == 0
+    assert proc.stdout.decode().split("\0")[:-1] == shlex.split(command.replace("/tmp/iem-pwned", str(marker)))
+    assert not marker.exists() and not Path("/tmp/iem-pwned").exists()
