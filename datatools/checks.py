@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from selector.catalog import COLLECTIONS, SINGLETONS, Catalog
 from selector.inputs import InputError, clean_answers
-from selector.launch import flags_at, version_key
+from selector.launch import SPEC_METHODS, flags_at, version_key
 from selector.suggest import did_you_mean
 
 from .coverage import GRIDS, coverage
@@ -375,6 +375,11 @@ def check_models(data, ctx):
         for i, ck in enumerate(m.get("checkpoints", [])):
             if ck["quantization"] not in quant:
                 yield "models", m_id, f"checkpoints[{i}].quantization", _ref(ctx, "quantization", ck["quantization"], "quantization")
+        for i, draft in enumerate(m.get("drafts", [])):
+            for j, engine in enumerate(draft["engines"]):
+                msg = _ref(ctx, "engines", engine, "engine")
+                if msg:
+                    yield "models", m_id, f"drafts[{i}].engines[{j}]", msg
 
 
 @check
@@ -749,7 +754,8 @@ def is_placeholder(text):
 
 # -- launch templates -------------------------------------------------------------------------------
 # quantization ids a flag's `values` may name, per parameter (the rest name the value's role)
-_LAUNCH_VALUE_KEYS = {"gpu_layers": {"all", "none"}, "cpu_moe": {"all"}, "fixed": {"fixed"}}
+_LAUNCH_VALUE_KEYS = {"gpu_layers": {"all", "none"}, "cpu_moe": {"all"}, "fixed": {"fixed"},
+                      **{p: set(SPEC_METHODS) for p in ("speculative", "spec_steps", "spec_topk", "spec_draft_tokens")}}
 
 
 @check

@@ -168,7 +168,7 @@ def trim_for_selector(raw):
                            for k, v in raw.get("quantization", {}).items()}
     out["models"] = {k: {f: v[f] for f in ("id", "name", "architecture", "total_params_b", "active_params_b", "params",
                                            "experts", "layers", "attention", "native_precision", "stored", "context_tokens",
-                                           "config_context_tokens", "vocab_size", "vendor", "checkpoints")
+                                           "config_context_tokens", "vocab_size", "vendor", "checkpoints", "drafts")
                          if f in v}
                      for k, v in raw.get("models", {}).items()}
     matrix = {}
@@ -181,6 +181,8 @@ def trim_for_selector(raw):
     for model in out["models"].values():  # the launch command reads a checkpoint's repository and its note
         if "checkpoints" in model:
             model["checkpoints"] = [{f: c[f] for f in ("repo", "quantization", "note") if f in c} for c in model["checkpoints"]]
+        if "drafts" in model:  # and a published draft's method, repository and engines
+            model["drafts"] = [{f: d[f] for f in ("method", "repo", "engines")} for d in model["drafts"]]
     results = {}
     for set_id, rs in raw.get("results", {}).items():
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}

@@ -6,15 +6,19 @@ Every value that comes from data or from the reader passes through :func:`shlex.
 becomes shell syntax. A plan the data cannot back gets no command and one line of why.
 """
 
+import json
 import math
 import re
 import shlex
 
 from .fit import estimate, fit_arguments
 from .inputs import clean_answers
+from .weights import weight_bytes
 
 # fit's offload methods -> the template parameter that carries them
 OFFLOAD_PARAMS = {"experts": "cpu_moe", "layers": "gpu_layers", "weights-streaming": "offload_gb"}
+# speculative-decoding methods the data can back, best first: the model's own MTP layers, a published EAGLE-3 draft
+SPEC_METHODS = ("mtp", "eagle3")
 
 
 def version_key(text):
@@ -153,8 +157,10 @@ def _model_value(catalog, entry, model, quant_id, ck):
     return ck["repo"], None
 
 
-def launch_command(catalog, fit, engine_id=None):
-    """``{command, engine_version, notes, sources}`` for a fit answer, or ``{command: None, why}``."""
+def launch_command(catalog, fit, engine_id=None, speculative=False):
+    """``{command, engine_version, notes, sources}`` for a fit answer, or ``{command: None, why}``. ``speculative``:
+    the answer recommends speculative decoding (low latency asked), so the command turns it on where the data backs
+    a draft."""
     a = fit.get("assumptions") or {}
     engine_id = engine_id or a.get("engine")
     engine = catalog.engines.get(engine_id) if engine_id else None
@@ -275,6 +281,11 @@ def launch_command(catalog, fit, engine_id=None):
     elif layers:
         plan.append((layers, layers["values"].get("all") if box.get("mode") != "cpu" else layers["values"].get("none", "0")))
 
+    if speculative:
+        entries, said = _speculation(catalog, engine_id, model, quant_id, flags, name)
+        plan += entries
+        notes += said
+
     port = _one(flags, "port")
     if port is None:
         return _refuse(f"The data has no port option for {name}.", template, name)
@@ -300,9 +311,51 @@ def launch_command(catalog, fit, engine_id=None):
             "sources": cmd.sources()}
 
 
+def spec_drafts(model, engine_id):
+    """``[(method, draft repo or None)]`` the model data backs for ``engine_id``, best first: its own MTP layers
+    (config.json's num_nextn_predict_layers, counted in ``params.mtp``), then each published EAGLE-3 draft the data
+    names for this engine."""
+    out = [("mtp", None)] if float((model.get("params") or {}).get("mtp") or 0) > 0 else []
+    out += [(d["method"], d["repo"]) for d in model.get("drafts", []) if engine_id in d.get("engines", [])]
+    return out
+
+
+def _speculation(catalog, engine_id, model, quant_id, flags, name):
+    """``(plan entries, notes)`` turning on speculative decoding with the first method both the model data and
+    the engine's flags back; no entries and a note saying what is missing otherwise."""
+    entry = _one(flags, "speculative")
+    fact = ((catalog.engines[engine_id].get("features") or {}).get("speculative_decoding") or {}).get("value")
+    if entry is None or fact == "no":
+        return [], [f"Low latency was asked; the data has no speculative-decoding flag for {name}, so the command runs without it."]
+    draft_entry = _one(flags, "draft_model")
+    for method, draft in spec_drafts(model, engine_id):
+        if method not in entry.get("values", {}) or (draft and entry.get("value") != "json" and draft_entry is None):
+            continue
+        if draft and draft.startswith("-"):  # a program would read it as one of its own flags
+            continue
+        if entry.get("value") == "json":
+            body = {"method": entry["values"][method], **({"model": draft} if draft else {}), **(entry.get("settings") or {}).get(method, {})}
+            out = [(entry, json.dumps(body, separators=(",", ":")))]
+        else:
+            out = [(entry, entry["values"][method])] + ([(draft_entry, draft)] if draft else [])
+            out += [(e, e["values"][method]) for p in ("spec_steps", "spec_topk", "spec_draft_tokens")
+                    for e in flags.get(p, [])[:1] if method in e.get("values", {})]
+        if method == "mtp":
+            extra = weight_bytes(catalog, model, quant_id, include_mtp=True)[0] - weight_bytes(catalog, model, quant_id)[0]
+            said = (f"Speculative decoding drafts with {model['name']}'s own MTP layer, which loads about {extra / 1e9:,.1f} GB "
+                    "more weights than the plan above counts; keep that headroom.")
+        else:
+            said = (f"Speculative decoding drafts with the published EAGLE-3 draft {draft}, a separate download whose weights "
+                    "the plan above does not count.")
+        return out, [said]
+    return [], [f"Low latency was asked, but the data has no draft for {model['name']} with {name} (no MTP layers, no "
+                f"published EAGLE-3 draft for {name}), so the command runs without speculative decoding."]
+
+
 def read_command(catalog, engine_id, command):
     """The plan a command sets, read back through the template's flags (the inverse of :func:`launch_command`):
-    ``{model, context, sequences, memory_fraction, kv_cache, gpus, dp_attention, port}`` for what it names."""
+    ``{model, context, sequences, memory_fraction, kv_cache, gpus, dp_attention, port, speculative, draft}`` for what
+    it names."""
     template = resolved_template(catalog, engine_id)
     flags = flags_at(template)
     by_flag = {}
@@ -351,6 +404,14 @@ def read_command(catalog, engine_id, command):
     out["dp_attention"] = bool(seen.get("dp_attention") or (seen.get("expert_parallel") and dp > 1))
     recipe = template.get("dp_attention") or {}
     out["gpus"] = tp if out["dp_attention"] and recipe.get("tensor_parallel") == "gpus" else tp * dp
+    out["speculative"], out["draft"] = None, seen.get("draft_model")
+    spec = _one(flags, "speculative")
+    if "speculative" in seen:
+        said = seen["speculative"]
+        if spec.get("value") == "json":
+            body = json.loads(said)
+            said, out["draft"] = body.get("method"), body.get("model")
+        out["speculative"] = next((m for m, v in spec.get("values", {}).items() if v == said), None)
     return out
 
 
@@ -365,14 +426,17 @@ def _for_answers(catalog, result, engine_id):
         return _refuse("Give the GPU (or its memory) to get a launch command sized for it.")
     kw = fit_arguments(answers)
     kw.update(engine=engine_id, profile="local" if answers.get("scale") == "local" else "server")
-    return launch_command(catalog, estimate(catalog, answers["model"], quant, **kw), engine_id)
+    return launch_command(catalog, estimate(catalog, answers["model"], quant, **kw), engine_id,
+                          speculative=answers.get("priority") == "latency")
 
 
 def add_launches(catalog, result):
     """Each candidate of a recommend answer gains ``launch``, from its own ``fit`` where it has one."""
+    fast = result["answers"].get("priority") == "latency"  # the answer weighs speculative decoding for it
     for cand in result["candidates"]:
         fit = cand.get("fit")
-        cand["launch"] = launch_command(catalog, fit, cand["engine"]) if fit else _for_answers(catalog, result, cand["engine"])
+        cand["launch"] = (launch_command(catalog, fit, cand["engine"], speculative=fast) if fit
+                          else _for_answers(catalog, result, cand["engine"]))
     return result
 
 

@@ -23,6 +23,8 @@ SHOWN = """
 FIT = {"model": "qwen3-32b", "quantization": "fp8", "gpu": "h100-sxm", "gpus": 2, "engine": "vllm", "context_tokens": 32768,
        "kv_cache": "kv-fp8", "memory_fraction": 0.85}
 SELECT = {"scale": "local", "model": "qwen3-8b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8, "context_tokens": 8192}
+# a latency answer: vLLM's --speculative-config JSON (quoted for the shell) and SGLang's EAGLE-3 draft flags
+LATENCY = {"scale": "service", "hardware": "nvidia-hopper", "model": "llama-3.1-8b", "gpu": "h100-sxm", "priority": "latency"}
 
 
 def test_fit_page_shows_cpythons_command(page, catalog):
@@ -37,17 +39,21 @@ def test_fit_page_shows_cpythons_command(page, catalog):
     assert not page.errors
 
 
-def test_selector_candidates_show_cpythons_commands(page, catalog):
-    open_page(page, "selector/?" + urlencode(SELECT))
+@pytest.mark.parametrize("answers", [SELECT, LATENCY], ids=["local-gguf", "latency-speculative"])
+def test_selector_candidates_show_cpythons_commands(page, catalog, answers):
+    open_page(page, "selector/?" + urlencode(answers))
     shown = page.evaluate(SHOWN)
-    result = answer(catalog, "recommend", SELECT)["result"]
+    result = answer(catalog, "recommend", answers)["result"]
     assert [s["engine"] for s in shown] == [c["engine"] for c in result["candidates"]]
     for got, cand in zip(shown, result["candidates"]):
         launch = cand["launch"]
         assert got["command"] == launch["command"], cand["engine"]
+        assert got["notes"] == launch["notes"], cand["engine"]
         if launch["command"] is None:
             assert got["why"] == "No launch command: " + launch["why"]
     assert any(s["command"] for s in shown)
+    if answers is LATENCY:
+        assert any("--speculative-config '{" in (s["command"] or "") for s in shown)
     assert not page.errors
 
 

@@ -36,6 +36,24 @@ def fit_for(catalog, answers):
     return response["result"]
 
 
+def case_launch(catalog, case):
+    """``(fit, launch)`` of a case: ``fit --engine`` for the planner's answers, or, for ``op: recommend``, the
+    candidate ``engine`` of the selector's answer (its own fit, or the plan ``fit --engine`` makes for it)."""
+    if case.get("op") != "recommend":
+        fit = fit_for(catalog, case["answers"])
+        return fit, fit["launch"]
+    result = answer(catalog, "recommend", case["answers"])["result"]
+    cand = next(c for c in result["candidates"] if c["engine"] == case["engine"])
+    fit = cand.get("fit") or fit_for(catalog, {**{k: v for k, v in case["answers"].items() if k not in ("scale", "hardware", "priority")},
+                                               "engine": case["engine"],
+                                               "quantization": result["assumed"].get("quantization", case["answers"].get("quantization"))})
+    return fit, cand["launch"]
+
+
+def case_engine(case):
+    return case["engine"] if case.get("op") == "recommend" else case["answers"]["engine"]
+
+
 def assert_consistent(catalog, fit, launch):
     """The plan the command sets, read back through the flags, is the plan the fit assumed."""
     a = fit["assumptions"]
@@ -74,8 +92,7 @@ def assert_consistent(catalog, fit, launch):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
 def test_case(catalog, case):
-    fit = fit_for(catalog, case["answers"])
-    launch = fit["launch"]
+    fit, launch = case_launch(catalog, case)
     expect = case["expect"]
     if "why" in expect:
         assert launch["command"] is None, launch
@@ -94,10 +111,12 @@ def test_case(catalog, case):
     assert launch["engine_version"] == catalog.launch[fit["assumptions"]["engine"]]["version"]
     assert launch["sources"] and all(s["url"].startswith("https://") for s in launch["sources"])
     assert_consistent(catalog, fit, launch)
+    read = read_command(catalog, case_engine(case), launch["command"])
+    assert (read["speculative"], read["draft"]) == (expect.get("speculative"), expect.get("draft")), read
 
 
 def test_cases_cover_every_template(catalog):
-    covered = {c["answers"]["engine"] for c in CASES}
+    covered = {case_engine(c) for c in CASES}
     assert set(catalog.launch) <= covered, set(catalog.launch) - covered
     assert ENGINES_WITH_CASES <= covered
 
@@ -109,6 +128,7 @@ SITUATIONS = [
     {"scale": "local", "model": "qwen3-8b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8},
     {"scale": "local", "model": "llama-3.1-8b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "context_tokens": 16384},
     {"scale": "cluster", "hardware": "nvidia-hopper", "model": "qwen3-32b", "gpu": "h100-sxm", "gpus": 2, "context_tokens": 16384},
+    {"scale": "service", "hardware": "nvidia-hopper", "model": "deepseek-v3", "gpu": "h200", "gpus": 8, "priority": "latency"},
 ]
 
 
@@ -123,7 +143,7 @@ def test_every_candidate_has_a_launch_matching_its_fit(catalog, answers):
         if launch["command"] is None:
             assert launch["why"] and "\n" not in launch["why"]
             continue
-        fit = cand.get("fit") or fit_for(catalog, {**{k: v for k, v in answers.items() if k not in ("scale", "hardware")},
+        fit = cand.get("fit") or fit_for(catalog, {**{k: v for k, v in answers.items() if k not in ("scale", "hardware", "priority")},
                                                     "engine": cand["engine"],
                                                     "quantization": result["assumed"].get("quantization", answers.get("quantization"))})
         assert_consistent(catalog, fit, launch)
@@ -259,7 +279,7 @@ def test_browser_catalog_writes_the_same_commands(catalog):
     from selector.catalog import trim_for_selector
     trimmed = Catalog(trim_for_selector(catalog.raw))
     for case in CASES:
-        assert fit_for(trimmed, case["answers"])["launch"] == fit_for(catalog, case["answers"])["launch"], case["id"]
+        assert case_launch(trimmed, case)[1] == case_launch(catalog, case)[1], case["id"]
 
 
 def test_every_engine_page_setup_gets_a_command(catalog):
@@ -273,3 +293,26 @@ def test_every_engine_page_setup_gets_a_command(catalog):
             assert launch["command"], (launch_id, i, launch.get("why"))
             checked += 1
     assert checked >= 9
+
+
+@pytest.mark.parametrize("repo", HOSTILE)
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_hostile_draft_ids_stay_one_word(catalog, repo, engine, tmp_path):
+    """A published draft's repository reaches the shell as one word: inside vLLM's JSON or as SGLang's draft path."""
+    raw = copy.deepcopy(catalog.raw)
+    raw["models"]["llama-3.1-8b"]["drafts"] = [{"method": "eagle3", "repo": repo, "engines": [engine], "source": "config"}]
+    cat = Catalog(raw)
+    answers = {"scale": "service", "hardware": "nvidia-hopper", "model": "llama-3.1-8b", "gpu": "h100-sxm", "priority": "latency"}
+    cand = next(c for c in answer(cat, "recommend", answers)["result"]["candidates"] if c["engine"] == engine)
+    command = cand["launch"]["command"]
+    read = read_command(cat, engine, command)
+    if repo.startswith("-"):  # the program would take it for one of its flags: no draft, and the note says so
+        assert read["speculative"] is None and "no draft" in cand["launch"]["notes"][-1]
+        return
+    assert (read["speculative"], read["draft"]) == ("eagle3", repo)
+    marker = tmp_path / "pwned"
+    script = "f() { printf '%s\\0' \"$@\"; }; f " + command.replace("/tmp/iem-pwned", str(marker))
+    proc = subprocess.run(["sh", "-c", script], capture_output=True, timeout=10)
+    assert proc.returncode == 0
+    assert proc.stdout.decode().split("\0")[:-1] == shlex.split(command.replace("/tmp/iem-pwned", str(marker)))
+    assert not marker.exists() and not Path("/tmp/iem-pwned").exists()

@@ -499,6 +499,8 @@ NOT_RENDERED = {
     "launch.flags[].note": "a launch command shows the flag itself; the note is for maintainers",
     "launch.flags[].earlier_defaults[].note": "the command states the port change in its own words",
     "launch.dp_attention.note": "the command shows the flags the recipe adds; the note is for maintainers",
+    "models.drafts[].repo": "a published draft is shown only in the launch command and notes of a latency answer",
+    "models.drafts[].note": "the launch note names the draft; its note is for maintainers",
     "models.license": "the models page lists size, attention and context; licence and vendor are not shown yet",
     "models.vendor": "as above", "models.note": "as above",
     "questions.fit_defaults.gpu_fraction.note": "the fit answer states each default as a number with its source",
