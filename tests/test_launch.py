@@ -154,7 +154,8 @@ def test_every_candidate_has_a_launch_matching_its_fit(catalog, answers):
 def test_cluster_answer_gives_llm_d_its_entry_point(catalog):
     """A cluster answer's llm-d candidate gets the documented install (router chart, vLLM overlay) and the vLLM
     arguments its plan assumed, for the overlay's model-server container."""
-    result = answer(catalog, "recommend", SITUATIONS[-1])["result"]
+    cluster = next(s for s in SITUATIONS if s["scale"] == "cluster")
+    result = answer(catalog, "recommend", cluster)["result"]
     launch = next(c["launch"] for c in result["candidates"] if c["engine"] == "llm-d")
     assert launch["command"].startswith("helm install quickstart oci://ghcr.io/llm-d/charts/llm-d-router-standalone ")
     args = next(n for n in launch["notes"] if n.startswith("Before the command, in "))
