@@ -12,7 +12,7 @@ from the planner's capacity and decode-speed estimate, labelled as such and nami
 import math
 
 from . import costs
-from .inputs import InputError
+from .inputs import InputError, show_value
 from .rules import recommend
 
 LEVELS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -32,7 +32,8 @@ def _price(catalog, gpu, gpu_hour_usd):
     try:
         given = costs.parse_gpu_hour_usd(gpu_hour_usd)
     except costs.CostError as exc:
-        raise InputError("gpu_hour_usd", gpu_hour_usd, exc.allowed, label="GPU-hour price (USD)") from None
+        raise InputError("gpu_hour_usd", gpu_hour_usd, f"{show_value(gpu_hour_usd)} is not a price; {exc.allowed}",
+                         label="GPU-hour price (USD)") from None
     return costs.gpu_price(catalog, gpu, given)
 
 

@@ -1,6 +1,9 @@
 """The load answer: table-driven cases (tests/cases/load.yaml) through the API the browser calls, and the CLI."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -8,6 +11,7 @@ from selector.api import answer
 from cases_lib import check_load, load_load_cases
 
 CASES = load_load_cases()
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def ask(catalog, case):
@@ -23,3 +27,27 @@ def test_load_json_is_strict(catalog):
     """What the worker returns: strict JSON, sorted keys, no NaN."""
     response = ask(catalog, CASES[0])
     assert json.loads(json.dumps(response, sort_keys=True, allow_nan=False)) == response
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "selector", "load", *args], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+
+
+def test_cli_prints_the_api_answer(catalog):
+    case = next(c for c in CASES if c["id"] == "load-deepseek-r1-h200-given-price")
+    done = run_cli("--answers", json.dumps(case["answers"]), "--gpu-hour-usd", case["gpu_hour_usd"])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ask(catalog, case)["result"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--answers", '{"scale": "service", "model": "qwen3-8b", "gpu": "h100-sxm"}', "--gpu-hour-usd", "-3"],
+     "error: --gpu-hour-usd: '-3' is not a price; give a price in US dollars per GPU-hour"),
+    (["--answers", '{"scale": "servic"}'], "error: scale: 'servic' is not allowed"),
+    (["--answers", "{"], "error: --answers is not valid JSON"),
+])
+def test_cli_bad_input_is_one_line(args, fragment):
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(fragment) and done.stderr.count("\n") == 1, done.stderr
