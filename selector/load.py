@@ -172,7 +172,7 @@ def _point(catalog, ctx, users, scale, tp, replicas, top, fit, under, grew_for):
         src = (rs.get("sources") or {}).get(rs.get("source")) or {}
         basis = {"kind": "measured", "set": rs["id"], "title": rs["title"], "engine": under, "concurrency": share,
                  "replicas": replicas,
-                 "parallelism": row.get("parallelism"), "date": row.get("date"),
+                 "date": row.get("date"),
                  "source": {"title": src.get("title"), "url": src.get("url")},
                  "vendor_reported": bool(rs.get("vendor_reported"))}
         fits_all, sequences = True, None
@@ -275,7 +275,7 @@ def load_answer(catalog, answers, gpu_hour_usd=None, levels=LEVELS):
     node, _ = _figure(catalog, "gpus_per_node")
     out = {"levels": list(levels), "points": [], "flips": [], "summary": "", "why": None,
            "floor": {"min_user_tps": floor, "source": floor_src}, "local_users": {"value": local_users, "source": local_src},
-           "gpus_per_node": node, "price": price, "set": None, "price_note": None}
+           "gpus_per_node": node, "price": price, "set": None, "price_note": None, "start": 0}
     if fa is None or base["fit"] is None:
         out["why"] = "Choose a model and a GPU (or the memory per GPU) to see the answer at each load."
         return out
@@ -343,6 +343,9 @@ def load_answer(catalog, answers, gpu_hour_usd=None, levels=LEVELS):
     else:
         out["price_note"] = (f"Costs use ${_money(price['value'])} per GPU-hour: "
                              + ("the price you typed." if price["rule"] == "given" else f"the {price['source']}."))
+    asked = base["answers"].get("concurrency") or 1
+    # where the page's slider starts: the load nearest the concurrency asked
+    out["start"] = min(range(len(points)), key=lambda i: (abs(math.log2(points[i]["users"] / asked)), i))
     first = points[0]
     if out["flips"]:
         out["summary"] = (f"From {first['users']:,} to {points[-1]['users']:,} users at once the answer changes "
