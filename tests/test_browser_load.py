@@ -23,7 +23,7 @@ LOCAL = CASES["load-8b-rtx4090-local-to-serving"]
 SHOWN = """() => {
   const box = document.getElementById('selector-load');
   const text = (s) => { const n = box.querySelector(s); return n ? n.textContent.trim() : null; };
-  return { response: box.__load, users: text('output'), engine: box.querySelector('.iem-load-engine')?.dataset.engine ?? null,
+  return { response: box.__load, users: text('output'), engine: box.querySelector('.iem-load-engine')?.dataset.loadEngine ?? null,
            basis: text('.iem-load-basis'), flips: [...box.querySelectorAll('.iem-flips li')].map((li) => li.textContent),
            here: [...box.querySelectorAll('.iem-flips li[data-here]')].map((li) => Number(li.dataset.users)),
            error: text('.iem-error'), note: text('#load-price-note') };

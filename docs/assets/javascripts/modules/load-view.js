@@ -20,7 +20,7 @@ function showPoint(box, load, i) {
   const setup = p.replicas > 1 ? `${p.name} on ${p.gpus} GPUs (${p.replicas} replicas of ${p.tp})` : `${p.name} on ${p.gpus} GPU${p.gpus > 1 ? "s" : ""}`;
   const counted = p.tokens_counted === "input+output" ? "input and output tokens" : p.tokens_counted === "input" ? "input tokens" : "output tokens";
   const dl = el("dl", { class: "iem-load-figures" },
-    el("dt", { text: "Recommendation" }), el("dd", { class: "iem-load-engine", "data-engine": p.engine, text: setup }),
+    el("dt", { text: "Recommendation" }), el("dd", { class: "iem-load-engine", "data-load-engine": p.engine, text: setup }),
     ...figure("Per user", p.per_user_tps, " output tokens/s"),
     ...figure("In all", p.total_tps, ` ${counted}/s`),
     ...figure("Cost", p.usd_per_million_tokens, ` USD per million ${counted}`, 3));
