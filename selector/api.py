@@ -8,6 +8,7 @@ Python traceback.
 
 import json
 
+from . import costs
 from .catalog import Catalog
 from .inputs import InputError, show_value, clean_answers
 from .launch import add_launches, launch_command
@@ -52,7 +53,14 @@ def answer(catalog, op, answers, gpu_hour_usd=None):
             return {"ok": True, "result": run_fit(catalog, answers)}
         if op == "load":
             return {"ok": True, "result": load_answer(catalog, answers, gpu_hour_usd)}
-        raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend', 'fit' or 'load'", ["recommend", "fit", "load"])
+        if op == "costs":
+            try:
+                return {"ok": True, "result": costs.page_costs(catalog, gpu_hour_usd)}
+            except costs.CostError as exc:
+                raise InputError("gpu_hour_usd", exc.value, f"{show_value(exc.value)} is not a price; {exc.allowed}",
+                                 label="GPU-hour price (USD)") from None
+        raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend', 'fit', 'load' or 'costs'",
+                         ["recommend", "fit", "load", "costs"])
     except InputError as exc:
         return {"ok": False, "error": exc.to_dict()}
     except RecursionError:

@@ -23,8 +23,8 @@ LOCAL = CASES["load-8b-rtx4090-local-to-serving"]
 SHOWN = """() => {
   const box = document.getElementById('selector-load');
   const text = (s) => { const n = box.querySelector(s); return n ? n.textContent.trim() : null; };
-  return { response: box.__load, users: text('output'), engine: box.querySelector('.iem-load-engine')?.dataset.loadEngine ?? null,
-           basis: text('.iem-load-basis'), flips: [...box.querySelectorAll('.iem-flips li')].map((li) => li.textContent),
+  return { response: box.__load, users: text('output'), engine: box.querySelector('.iem-uload-engine')?.dataset.loadEngine ?? null,
+           basis: text('.iem-uload-basis'), flips: [...box.querySelectorAll('.iem-flips li')].map((li) => li.textContent),
            here: [...box.querySelectorAll('.iem-flips li[data-here]')].map((li) => Number(li.dataset.users)),
            error: text('.iem-error'), note: text('#load-price-note') };
 }"""
@@ -105,3 +105,53 @@ def test_load_views(view, catalog):
         if (window.scrollY > 0) window.scrollBy(0, -64); }""")
     view.screenshot(path=str(SCREENS / f"selector-load-{view.size}-{view.scheme}.png"))
     assert not view.errors
+
+
+RPRICE = "#results-price-row[data-mounted]"
+COSTS = """() => {
+  const row = document.getElementById('results-price-row');
+  const table = document.querySelector('section.iem-rset[data-set="inferencex-dsr1-1k1k"] table');
+  const col = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim()).indexOf('Cost per million tokens (USD, derived)');
+  return { response: row.__costs, busy: row.getAttribute('aria-busy'), note: document.getElementById('results-price-note').textContent,
+           error: document.getElementById('results-price-note').classList.contains('iem-error'),
+           cells: [...table.querySelectorAll('tbody tr[data-row]')].map((tr) => [tr.dataset.row, tr.children[col].textContent.replace('derived', '').trim()]) };
+}"""
+
+
+def price_results(page, text):
+    page.fill("#results-price", text)
+    page.dispatch_event("#results-price", "change")
+    page.wait_for_function("() => { const r = document.getElementById('results-price-row'); return r.__costs && r.getAttribute('aria-busy') === 'false'; }",
+                           timeout=60000)
+    return page.evaluate(COSTS)
+
+
+def test_results_price_is_priced_by_python(page, catalog):
+    """/results/: a typed GPU-hour price reprices the cost column through selector.costs in the worker (Pyodide loads
+    only then), the cells equal CPython's figures at that price, and a bad price is one line."""
+    from macros import charts
+    from selector import costs
+    page.goto(page.base + "results/?set=inferencex-dsr1-1k1k")
+    page.wait_for_selector(RPRICE)
+    assert not any("pyodide" in u for u in page.requests)  # nothing heavy until a price is typed
+    shown = price_results(page, "2")
+    want = costs.results(catalog, gpu_hour_usd="2")["rows"]
+    assert shown["response"]["ok"] and not shown["error"]
+    assert shown["note"] == costs.page_costs(catalog, "2")["note"]
+    checked = 0
+    for row_id, text in shown["cells"]:
+        value = want[int(row_id[1:])]["usd_per_million_tokens"]
+        assert text == (charts.number(value) if value is not None else ""), row_id
+        checked += value is not None
+    assert checked > 50
+    # a bad price: Python's one line, and the cells keep the last good figures
+    shown = price_results(page, "free")
+    assert shown["error"] and shown["note"] == "GPU-hour price (USD): 'free' is not a price; give a price in US dollars per GPU-hour, " \
+                                               "a number above 0 and at most 10,000"
+    # empty: back to the cited prices, the numbers the build wrote
+    shown = price_results(page, "")
+    cited = costs.results(catalog)["rows"]
+    for row_id, text in shown["cells"]:
+        value = cited[int(row_id[1:])]["usd_per_million_tokens"]
+        assert text == (charts.number(value) if value is not None else ""), row_id
+    assert not page.errors

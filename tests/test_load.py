@@ -51,3 +51,20 @@ def test_cli_bad_input_is_one_line(args, fragment):
     done = run_cli(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(fragment) and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_page_costs_follow_the_price(catalog):
+    """The explorer's repricing: every row at the typed price, in the build's row order; a bad price is one line."""
+    from selector import costs
+    got = answer(catalog, "costs", {}, gpu_hour_usd="2")
+    assert got["ok"]
+    rows = costs.results(catalog)["rows"]
+    assert [r["row"] for r in got["result"]["rows"]] == [f"r{i}" for i in range(len(rows))]
+    for r, cited in zip(got["result"]["rows"], rows):
+        tps = cited["metrics"].get("throughput_per_gpu")
+        want = costs.usd_per_million_tokens(2.0, tps) if tps and cited["tokens_counted"] else None
+        assert r["usd_per_million_tokens"] == want
+    assert answer(catalog, "costs", {})["result"]["rows"] == [{"row": f"r{i}", "usd_per_million_tokens": r["usd_per_million_tokens"]}
+                                                             for i, r in enumerate(rows)]
+    bad = answer(catalog, "costs", {}, gpu_hour_usd="0")
+    assert not bad["ok"] and bad["error"]["key"] == "gpu_hour_usd" and "'0' is not a price" in bad["error"]["message"]

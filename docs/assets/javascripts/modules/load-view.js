@@ -5,9 +5,9 @@
 import { el, fmt, sourceLink } from "./dom.js";
 
 export function loadSection() {
-  return el("section", { class: "iem-load", id: "selector-load", "aria-busy": "true", "aria-labelledby": "selector-load-title" },
+  return el("section", { class: "iem-uload", id: "selector-load", "aria-busy": "true", "aria-labelledby": "selector-load-title" },
     el("h2", { id: "selector-load-title", text: "At more users" }),
-    el("p", { class: "iem-load-wait", text: "Working out the answer at 1 to 512 users at once…" }));
+    el("p", { class: "iem-uload-wait", text: "Working out the answer at 1 to 512 users at once…" }));
 }
 
 function figure(label, value, unit, digits = 1) {
@@ -19,17 +19,17 @@ function showPoint(box, load, i) {
   box.querySelector("output").textContent = `${fmt.int(p.users)} user${p.users > 1 ? "s" : ""} at once`;
   const setup = p.replicas > 1 ? `${p.name} on ${p.gpus} GPUs (${p.replicas} replicas of ${p.tp})` : `${p.name} on ${p.gpus} GPU${p.gpus > 1 ? "s" : ""}`;
   const counted = p.tokens_counted === "input+output" ? "input and output tokens" : p.tokens_counted === "input" ? "input tokens" : "output tokens";
-  const dl = el("dl", { class: "iem-load-figures" },
-    el("dt", { text: "Recommendation" }), el("dd", { class: "iem-load-engine", "data-load-engine": p.engine, text: setup }),
+  const dl = el("dl", { class: "iem-uload-figures" },
+    el("dt", { text: "Recommendation" }), el("dd", { class: "iem-uload-engine", "data-load-engine": p.engine, text: setup }),
     ...figure("Per user", p.per_user_tps, " output tokens/s"),
     ...figure("In all", p.total_tps, ` ${counted}/s`),
     ...figure("Cost", p.usd_per_million_tokens, ` USD per million ${counted}`, 3));
-  const basis = el("p", { class: "iem-load-basis", "data-basis": p.basis.kind },
+  const basis = el("p", { class: "iem-uload-basis", "data-basis": p.basis.kind },
     el("strong", { text: p.basis.kind === "measured" ? "Measured: " : "Estimate: " }), p.text);
   const link = sourceLink(p.basis.source);
   if (link) basis.append(" ", link);
-  box.querySelector(".iem-load-point").replaceChildren(dl, basis);
-  box.querySelector(".iem-load-point").dataset.users = String(p.users);
+  box.querySelector(".iem-uload-point").replaceChildren(dl, basis);
+  box.querySelector(".iem-uload-point").dataset.users = String(p.users);
   for (const li of box.querySelectorAll(".iem-flips li")) li.toggleAttribute("data-here", Number(li.dataset.users) === p.users);
 }
 
@@ -40,7 +40,7 @@ export function renderLoad(box, response, price, onPrice) {
   const parts = [title];
   const priceInput = el("input", { type: "text", inputmode: "decimal", id: "load-price", name: "gpu_hour_usd", autocomplete: "off",
     placeholder: "cited median", value: price || "", "aria-describedby": "load-price-note" });
-  const priceRow = el("p", { class: "iem-load-price" },
+  const priceRow = el("p", { class: "iem-uload-price" },
     el("label", { for: "load-price", text: "GPU-hour price (USD) " }), priceInput);
   priceInput.addEventListener("change", () => onPrice(priceInput.value.trim()));
   if (!response.ok) {
@@ -63,9 +63,9 @@ export function renderLoad(box, response, price, onPrice) {
   const flips = el("ul", { class: "iem-flips" });
   for (const f of load.flips) flips.append(el("li", { "data-users": String(f.users), "data-reason": f.reason, text: f.text }));
   parts.push(
-    el("p", { class: "iem-load-summary", text: load.summary }),
-    el("p", { class: "iem-load-control" }, el("label", { for: "load-users", text: "Users at once " }), slider, " ", out),
-    el("div", { class: "iem-load-point", "aria-live": "polite" }),
+    el("p", { class: "iem-uload-summary", text: load.summary }),
+    el("p", { class: "iem-uload-control" }, el("label", { for: "load-users", text: "Users at once " }), slider, " ", out),
+    el("div", { class: "iem-uload-point", "aria-live": "polite" }),
     priceRow,
     el("p", { class: "iem-help", id: "load-price-note", text: load.price_note }),
   );
