@@ -144,6 +144,9 @@ def test_results_price_is_priced_by_python(page, catalog):
         assert text == (charts.number(value) if value is not None else ""), row_id
         checked += value is not None
     assert checked > 50
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => { document.getElementById('results-price-row').scrollIntoView({ block: 'start' }); window.scrollBy(0, -64); }")
+    page.screenshot(path=str(SCREENS / "results-price.png"))
     # a bad price: Python's one line, and the cells keep the last good figures
     shown = price_results(page, "free")
     assert shown["error"] and shown["note"] == "GPU-hour price (USD): 'free' is not a price; give a price in US dollars per GPU-hour, " \
