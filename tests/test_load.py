@@ -68,3 +68,21 @@ def test_page_costs_follow_the_price(catalog):
                                                              for i, r in enumerate(rows)]
     bad = answer(catalog, "costs", {}, gpu_hour_usd="0")
     assert not bad["ok"] and bad["error"]["key"] == "gpu_hour_usd" and "'0' is not a price" in bad["error"]["message"]
+
+
+SWEEP = [  # one model of each kind on machines of each memory layout, at each scale
+    ("local", "qwen3-30b-a3b", {"gpu": "apple-m3-ultra"}), ("service", "gpt-oss-120b", {"gpu": "mi300x"}),
+    ("cluster", "deepseek-v3", {"gpu": "b200", "gpus": 8}), ("local", "deepseek-r1", {"gpu": "rtx-4090", "ram_gb": 512}),
+    ("service", "llama-3.1-405b", {"gpu": "h100-sxm"}), ("local", "llama-2-7b", {"gpu": "amd-epyc-9654", "ram_gb": 256}),
+    ("service", "qwen3-32b", {"gpu_memory_gb": 48, "gpus": 3}),
+]
+
+
+@pytest.mark.parametrize("scale, model, machine", SWEEP, ids=[f"{s}-{m}" for s, m, _ in SWEEP])
+def test_load_invariants(catalog, scale, model, machine):
+    """Every answer keeps the invariants of check_load: loads in order, each figure with its basis, flips at listed loads;
+    the total GPU count never shrinks as the load grows."""
+    response = answer(catalog, "load", {"scale": scale, "model": model, **machine})
+    check_load(response, {})
+    gpus = [p["gpus"] for p in response["result"]["points"]]
+    assert gpus == sorted(gpus)
