@@ -1,4 +1,4 @@
-"""Command line: ``python -m selector validate|recommend|fit|coverage|fix|new|fields`` (``selector/__main__.py`` calls :func:`main`)."""
+"""Command line: ``python -m selector validate|recommend|load|fit|coverage|fix|new|fields`` (``selector/__main__.py`` calls :func:`main`)."""
 
 import argparse
 import json
@@ -149,16 +149,34 @@ def _emit(response):
     return 2
 
 
-def cmd_recommend(args):
+def _answers_json(text):
+    """--answers as a JSON value, or None after one line on stderr."""
     try:  # what selector.api.handle refuses as "not JSON": syntax, too deep (RecursionError), a >4300-digit number
-        answers = json.loads(args.answers)
+        return json.loads(text)
     except (ValueError, RecursionError) as exc:
         why = (f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError)
                else "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0])
         print(f"error: --answers is not valid JSON ({why}); example: "
               "--answers '{\"scale\": \"service\", \"hardware\": \"nvidia-hopper\"}'", file=sys.stderr)
+        return None
+
+
+def cmd_recommend(args):
+    answers = _answers_json(args.answers)
+    if answers is None:
         return 2
     return _emit(answer(_load_or_exit(args.data_dir), "recommend", answers))
+
+
+def cmd_load(args):
+    answers = _answers_json(args.answers)
+    if answers is None:
+        return 2
+    response = answer(_load_or_exit(args.data_dir), "load", answers, gpu_hour_usd=args.gpu_hour_usd)
+    if not response["ok"] and response["error"]["key"] == "gpu_hour_usd":
+        print(f"error: --gpu-hour-usd: {response['error']['detail']}", file=sys.stderr)
+        return 2
+    return _emit(response)
 
 
 FIT_OPTIONS = ("model", "quantization", "gpu", "gpus", "gpu_memory_gb", "bandwidth_gbs", "memory", "ram_gb", "ram_bandwidth_gbs",
@@ -316,6 +334,12 @@ def main(argv=None):
     p.add_argument("--answers", required=True, help="JSON object of answers, e.g. '{\"scale\": \"local\"}'")
     p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
     p.set_defaults(func=cmd_recommend)
+    p = sub.add_parser("load", help="print the answer at 1 to 512 users at once, and where it changes, as JSON")
+    p.add_argument("--answers", required=True, help="JSON object of selector answers with a model and a GPU, "
+                                                    "e.g. '{\"scale\": \"local\", \"model\": \"qwen3-8b\", \"gpu\": \"rtx-4090\"}'")
+    p.add_argument("--gpu-hour-usd", help="price per GPU-hour in US dollars (default: the median of the cited list prices)")
+    p.add_argument("--data-dir", default=DEFAULT_DATA, type=Path)
+    p.set_defaults(func=cmd_load)
     p = sub.add_parser("fit", help="print a memory-fit and capacity estimate as JSON",
                        description="Memory sizes are the vendors' figures: GPU, unified and host memory in GiB (an '80 GB' H100 "
                                    "has 80 GiB); bandwidths in decimal GB/s.")

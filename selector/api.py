@@ -8,9 +8,11 @@ Python traceback.
 
 import json
 
+from . import costs
 from .catalog import Catalog
 from .inputs import InputError, show_value, clean_answers
 from .launch import add_launches, launch_command
+from .load import load_answer
 from .rules import fit_answer, recommend, selector_answers
 
 _catalog = None
@@ -41,14 +43,24 @@ def run_fit(catalog, answers):
     return out
 
 
-def answer(catalog, op, answers):
-    """Return the response dict for one request (used by :func:`handle` and the CLI)."""
+def answer(catalog, op, answers, gpu_hour_usd=None):
+    """Return the response dict for one request (used by :func:`handle` and the CLI); ``gpu_hour_usd`` is the
+    reader's price for the load answer."""
     try:
         if op == "recommend":
             return {"ok": True, "result": add_launches(catalog, recommend(catalog, answers))}
         if op == "fit":
             return {"ok": True, "result": run_fit(catalog, answers)}
-        raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend' or 'fit'", ["recommend", "fit"])
+        if op == "load":
+            return {"ok": True, "result": load_answer(catalog, answers, gpu_hour_usd)}
+        if op == "costs":
+            try:
+                return {"ok": True, "result": costs.page_costs(catalog, gpu_hour_usd)}
+            except costs.CostError as exc:
+                raise InputError("gpu_hour_usd", exc.value, f"{show_value(exc.value)} is not a price; {exc.allowed}",
+                                 label="GPU-hour price (USD)") from None
+        raise InputError("op", op, f"{show_value(op)} is not known; use 'recommend', 'fit', 'load' or 'costs'",
+                         ["recommend", "fit", "load", "costs"])
     except InputError as exc:
         return {"ok": False, "error": exc.to_dict()}
     except RecursionError:
@@ -68,7 +80,7 @@ def handle(request_json):
         return json.dumps({"ok": False, "error": {"key": "request", "value": None, "message": "request is not JSON", "allowed": []}})
     if not isinstance(request, dict):
         request = {}
-    response = answer(_catalog, request.get("op"), request.get("answers", {}))
+    response = answer(_catalog, request.get("op"), request.get("answers", {}), request.get("gpu_hour_usd"))
     try:
         return json.dumps(response, sort_keys=True, allow_nan=False)
     except ValueError:  # a non-finite number slipped into an answer: strict JSON or nothing

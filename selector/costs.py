@@ -149,3 +149,19 @@ def results(catalog, model=None, gpu=None, engine=None, gpu_hour_usd=None):
                                          "the median of the cited on-demand list prices per GPU-hour for the row's GPU "
                                          "(an instance price divided by its GPUs)"),
             "formula": "usd_per_million_tokens = price per GPU-hour / (tokens/s per GPU x 3600) x 10^6"}
+
+
+def page_costs(catalog, gpu_hour_usd=None):
+    """The explorer's cost column at the reader's price: ``{"rows": [{"row", "usd_per_million_tokens"}], "note"}``, the
+    rows in the order the build numbers them (``r0``, ``r1``, ... over the sets sorted by id); the cited median when
+    no price is given."""
+    given = gpu_hour_usd if gpu_hour_usd not in (None, "") else None
+    out = results(catalog, gpu_hour_usd=given)
+    rows = [{"row": f"r{i}", "usd_per_million_tokens": r["usd_per_million_tokens"]} for i, r in enumerate(out["rows"])]
+    if given is None:
+        note = "Costs use the median of the cited on-demand list prices for each row's GPU."
+    else:
+        value = parse_gpu_hour_usd(given)
+        note = (f"Costs in the tables use ${value:,.2f} per GPU-hour, the price you typed, for every GPU; the charts and the "
+                "load tables keep the cited prices.")
+    return {"rows": rows, "note": note, "formula": out["formula"]}

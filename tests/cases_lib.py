@@ -227,3 +227,94 @@ def check_fit(result, expect):
         assert any(fragment in n for n in result["notes"]), f"{fragment!r} not in {result['notes']}"
     # invariants: the engine answering is named, and every listed engine differs from it
     assert a["engine"] is None or a["engine"] not in listed
+
+
+# -- load cases (tests/cases/load.yaml), run through selector.api.answer(op="load") ---------------------------
+#
+# Expectation keys (all optional):
+#   at                     {users: {...}} at that load: first / first_in (engine), scale, gpus, gpus_at_least,
+#                          basis (measured or estimate), set (the measured row's set), usd_per_million_tokens (to 1%)
+#   first_flip             the first change: reason, between [low, high] (its load), to_in (the engine it moves to)
+#   flip_reasons_include   every one of these reasons is among the flips
+#   flip_to_cluster        the flip into the cluster scale: between [low, high], to_in
+#   one_set                every measured point comes from this one set
+#   price_rule             the price's rule: median (cited list prices) or given
+#   no_price               true: no cited price for the GPU, so no cost (and the answer says to type one)
+#   empty_because          no points, and the answer's `why` holds this fragment
+#   error                  the answer is refused naming this key
+
+def load_load_cases():
+    cases = yaml.safe_load((CASES_DIR / "load.yaml").read_text())
+    ids = [c["id"] for c in cases]
+    assert len(ids) == len(set(ids)), "duplicate load case ids"
+    return cases
+
+
+def check_load(response, expect):
+    if "error" in expect:
+        assert not response["ok"] and response["error"]["key"] == expect["error"], response
+        assert "\n" not in response["error"]["message"], response["error"]
+        return
+    assert response["ok"], response
+    result = response["result"]
+    points = {p["users"]: p for p in result["points"]}
+    if "empty_because" in expect:
+        assert not points and expect["empty_because"] in result["why"], result
+        return
+    assert points, result
+    for users, want in expect.get("at", {}).items():
+        p = points[users]
+        if "first" in want:
+            assert p["engine"] == want["first"], (users, p["engine"], p["text"])
+        if "first_in" in want:
+            assert p["engine"] in want["first_in"], (users, p["engine"], p["text"])
+        for key in ("scale", "gpus"):
+            if key in want:
+                assert p[key] == want[key], (users, key, p[key], p["text"])
+        if "gpus_at_least" in want:
+            assert p["gpus"] >= want["gpus_at_least"], (users, p["gpus"])
+        if "basis" in want:
+            assert p["basis"]["kind"] == want["basis"], (users, p["basis"])
+        if "set" in want:
+            assert p["basis"].get("set") == want["set"], (users, p["basis"])
+        if "usd_per_million_tokens" in want:
+            got = p["usd_per_million_tokens"]
+            assert got and abs(got - want["usd_per_million_tokens"]) <= 0.01 * want["usd_per_million_tokens"], (users, got)
+    flips = result["flips"]
+    if "first_flip" in expect:
+        want = expect["first_flip"]
+        assert flips, result["summary"]
+        f = flips[0]
+        assert f["reason"] == want["reason"], f
+        low, high = want["between"]
+        assert low <= f["users"] <= high, f
+        if "to_in" in want:
+            assert f["to"]["engine"] in want["to_in"], f
+    for why in expect.get("flip_reasons_include", []):
+        assert any(f["reason"] == why for f in flips), (why, [f["text"] for f in flips])
+    if "flip_to_cluster" in expect:
+        want = expect["flip_to_cluster"]
+        f = next((f for f in flips if f["to"]["scale"] == "cluster" and f["from"]["scale"] != "cluster"), None)
+        assert f, [x["text"] for x in flips]
+        low, high = want["between"]
+        assert low <= f["users"] <= high and f["to"]["engine"] in want["to_in"], f
+    if "one_set" in expect:
+        sets = {p["basis"]["set"] for p in result["points"] if p["basis"]["kind"] == "measured"}
+        assert sets == {expect["one_set"]}, sets
+    if "price_rule" in expect:
+        priced = [p for p in result["points"] if p["price"]]
+        assert priced and all(p["price"]["rule"] == expect["price_rule"] for p in priced), result["points"][0]["price"]
+    if expect.get("no_price"):
+        assert all(p["usd_per_million_tokens"] is None for p in result["points"]) and "type" in result["price_note"], result["price_note"]
+    # invariants: every point says where its figures come from, flips sit at loads the points hold, in order
+    users = [p["users"] for p in result["points"]]
+    assert users == sorted(users)
+    for p in result["points"]:
+        assert p["basis"]["kind"] in ("measured", "estimate") and p["text"], p
+        if p["basis"]["kind"] == "estimate":
+            assert "estimate" in p["text"] and p["basis"]["engine"], p
+        if p["usd_per_million_tokens"] is not None:
+            assert p["price"] and p["tokens_per_s_per_gpu"], p
+    for f in flips:
+        assert f["users"] in users and f["reason"] in ("batching", "memory", "per-user speed", "ranking") and f["text"], f
+    assert [f["users"] for f in flips] == sorted(f["users"] for f in flips)

@@ -508,6 +508,9 @@ NOT_RENDERED = {
     "questions.fit_defaults.local_reserve_gib.note": "as above",
     "questions.fit_defaults.runtime_reserve_gib.note": "as above",
     "questions.fit_defaults.unified_gpu_fraction.note": "as above",
+    "questions.fit_defaults.local_users.note": "the load answer states the figure and cites its source, not the note",
+    "questions.fit_defaults.min_user_tps.note": "as above",
+    "questions.fit_defaults.gpus_per_node.note": "as above",
     "tree.branches[].fallback_note": "a branch's fallback is described by the selector's own warning text",
 }
 # citations show title, address, kind and date; the publisher field is kept for the catalog JSON

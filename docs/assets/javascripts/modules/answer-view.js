@@ -4,6 +4,7 @@
 import { el, fmt, list, siteUrl, sourceLink } from "./dom.js";
 import { queryFromAnswers } from "./form.js";
 import { launchBlock } from "./launch-view.js";
+import { loadSection } from "./load-view.js";
 
 function reasonItem(r) {
   const li = el("li", { "data-kind": r.kind, "data-points": String(r.points) });
@@ -105,6 +106,8 @@ export function renderRecommend(result) {
     warn.append(list(result.warnings));
     box.append(warn);
   }
+  // filled by the page with the load answer once the answer above is on screen
+  if (result.fit_answers) box.append(loadSection());
   if (result.suggestions && result.suggestions.length) {
     box.append(el("h2", { text: "What would make it work" }),
       list(result.suggestions.map((s) => s.text), "iem-suggestions"));

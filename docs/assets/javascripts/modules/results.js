@@ -69,8 +69,77 @@ function mountLoad() {
   }
 }
 
+// A GPU-hour price the reader types: the selector's Python (selector.costs in its worker, started only now) prices
+// every row again, and the numbers it returns go into the tables' cost column. The charts keep the cited prices.
+const WORKER = new URL("../selector-worker.js", import.meta.url);
+const COST_HEAD = "Cost per million tokens (USD, derived)";
+
+function costCells() {
+  const cells = new Map();
+  for (const table of document.querySelectorAll("section.iem-rset table")) {
+    const col = [...table.querySelectorAll("thead th")].findIndex((th) => th.textContent.trim() === COST_HEAD);
+    if (col < 0) continue;
+    for (const tr of table.querySelectorAll("tbody tr[data-row]")) cells.set(tr.dataset.row, tr.children[col]);
+  }
+  return cells;
+}
+
+function writeCost(cell, value, title) {
+  let mark = cell.querySelector(".iem-mark");
+  if (value === null) {
+    cell.replaceChildren();
+    return;
+  }
+  if (!mark) {
+    mark = document.createElement("span");
+    mark.className = "iem-mark iem-mark-derived";
+    mark.textContent = "derived";
+  }
+  mark.title = title;
+  cell.replaceChildren(`${value.toLocaleString("en-US", { maximumFractionDigits: 20 })} `, mark);
+}
+
+function mountPrice() {
+  const row = document.getElementById("results-price-row");
+  if (!row || row.dataset.mounted) return;
+  row.dataset.mounted = "1";
+  row.hidden = false;
+  const input = document.getElementById("results-price");
+  const note = document.getElementById("results-price-note");
+  let asked = 0;
+  input.addEventListener("change", async () => {
+    const ticket = ++asked;
+    const text = input.value.trim();
+    row.setAttribute("aria-busy", "true");
+    note.classList.remove("iem-error");
+    note.textContent = "Pricing every row in Python…";
+    let response;
+    try {
+      const runtime = await import("./runtime.js");
+      response = await runtime.ask("costs", {}, WORKER, text ? { gpu_hour_usd: text } : {});
+    } catch (err) {
+      response = { ok: false, error: { label: "GPU-hour price (USD)", detail: `the prices could not be worked out (${err.message})` } };
+    }
+    if (ticket !== asked) return;
+    row.setAttribute("aria-busy", "false");
+    row.__costs = response;
+    if (!response.ok) {
+      note.classList.add("iem-error");
+      note.textContent = `${response.error.label || response.error.key}: ${response.error.detail || response.error.message}`;
+      return;
+    }
+    const cells = costCells();
+    for (const r of response.result.rows) {
+      const cell = cells.get(r.row);
+      if (cell) writeCost(cell, r.usd_per_million_tokens, `Derived, not measured: ${response.result.formula}. ${response.result.note}`);
+    }
+    note.textContent = response.result.note;
+  });
+}
+
 export function mountResults() {
   mountLoad();
+  mountPrice();
   const form = document.getElementById("results-filter");
   if (!form || form.dataset.mounted) return;
   form.dataset.mounted = "1";

@@ -76,13 +76,14 @@ export function retry(workerUrl) {
   start(workerUrl);
 }
 
-export function ask(op, answers, workerUrl) {
+// `extra`: more request fields beside the answers (the load answer's gpu_hour_usd)
+export function ask(op, answers, workerUrl, extra = {}) {
   const w = start(workerUrl);
   if (!w) return Promise.reject(new Error(state.error || "worker unavailable"));
   const id = ++seq;
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
-    w.postMessage({ id, request: JSON.stringify({ op, answers }) });
+    w.postMessage({ id, request: JSON.stringify({ ...extra, op, answers }) });
   });
 }
 

@@ -6,9 +6,10 @@ import { el, siteUrl } from "./dom.js";
 import * as runtime from "./runtime.js";
 import { answersFromForm, answersFromQuery, fillForm, markError, queryFromAnswers, syncGpu, syncNeed } from "./form.js";
 import { renderFit, renderRecommend } from "./answer-view.js";
+import { renderLoad } from "./load-view.js";
 
 const WORKER = new URL("../selector-worker.js", import.meta.url);
-export const ask = (op, answers) => runtime.ask(op, answers, WORKER);
+export const ask = (op, answers, extra) => runtime.ask(op, answers, WORKER, extra);
 export const { whenReady, current: state } = runtime;
 
 // Started as soon as this module runs on /selector/ or /fit/ (site.js imports it only there; the page
@@ -148,6 +149,24 @@ export async function mountSelector() {
     out.dataset.seq = String(++rendered);
     out.dataset.ms = String(Math.round(performance.now() - t0));
     out.__result = response;
+    const box = response.ok ? out.querySelector("#selector-load") : null;
+    if (box) fillLoad(box, answers, ticket, "");
+  };
+
+  // The load answer comes second, so the answer above never waits for it; a price typed asks again.
+  const fillLoad = async (box, answers, ticket, price) => {
+    box.setAttribute("aria-busy", "true");
+    let response;
+    try {
+      response = await ask("load", answers, price ? { gpu_hour_usd: price } : {});
+    } catch (err) {
+      if (ticket !== latest) return;
+      box.setAttribute("aria-busy", "false");
+      box.replaceChildren(el("p", { class: "iem-error", role: "alert", text: `The load answer could not be worked out: ${err.message}.` }));
+      return;
+    }
+    if (ticket !== latest || !document.body.contains(box)) return;
+    renderLoad(box, response, price, (typed) => fillLoad(box, answers, ticket, typed));
   };
 
   const fromQuery = location.search.length > 1;
