@@ -440,7 +440,8 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits or host_experts else None,
                        shards if mode != "cpu" else 1, bool(dp_attention and g > 1))
         if typical and speed["decode_tokens_per_s"]:
-            speed["typical"] = typical_speed(catalog, plan["engine"] or engine, g, speed["decode_tokens_per_s"])
+            speed["typical"] = typical_speed(catalog, plan["engine"] or engine, g, speed["decode_tokens_per_s"],
+                                             model.get("architecture"))
             speed["measured"] = measured_check(catalog, model_id, gpu, g, speed["decode_tokens_per_s"])
             for key in ("communication", "typical", "measured"):
                 if speed.get(key) and (key != "measured" or speed[key]["above_every_measured"]):
@@ -783,6 +784,7 @@ def _speed(catalog, model, per_group, shape, box, context, sequences, offload, s
 # -- the typical figure: measured over bound, per engine family and parallelism ---------------------------------
 
 _RATIOS = {}  # id(catalog) -> (catalog, rows): worked out once per catalog
+ARCHITECTURE_WORDS = {"dense": "dense models", "moe": "mixture-of-experts models"}
 
 
 def _speed_rows(catalog):
@@ -806,6 +808,7 @@ def _speed_rows(catalog):
                 continue
             family = speed_family(catalog, row["engine"]) if row["engine"] in catalog.engines else row["engine"]
             rows.append({"set": rs["id"], "engine": row["engine"], "family": family, "model": row["model"], "gpu": row["gpu"],
+                         "architecture": catalog.models[row["model"]].get("architecture"),
                          "gpus": row["gpus"], "weights": row["weights"], "concurrency": conc, "measured": row["metrics"][metric],
                          "bound": bound, "ratio": round(row["metrics"][metric] / bound, 3)})
     _RATIOS[id(catalog)] = (catalog, rows)
@@ -820,14 +823,19 @@ def speed_family(catalog, engine_id):
     return next((r["engine"] for r in entry.get("relations", []) if r["type"] == "built-on"), answer_id)
 
 
-def typical_speed(catalog, engine_id, gpus, bound):
-    """The bound times the median measured / bound ratio of the engine family at this parallelism (one GPU or several),
-    with the rows it came from; None where no row was measured."""
+def typical_speed(catalog, engine_id, gpus, bound, architecture=None):
+    """The bound times the median measured / bound ratio of the engine family at this parallelism (one GPU or several)
+    and, where that family has such rows, for models of the same architecture (dense or MoE), with the rows it came
+    from; None where no row was measured."""
     if not bound or not engine_id:
         return None
     family = speed_family(catalog, engine_id)
     several = gpus > 1
     rows = [r for r in _speed_rows(catalog) if r["family"] == family and (r["gpus"] > 1) == several]
+    # a large MoE's ratio (expert routing, all-to-all) says little about a dense model's, and the other way round
+    same = [r for r in rows if r["architecture"] == architecture]
+    kind = ARCHITECTURE_WORDS.get(architecture) if same else None
+    rows = same or rows
     if not rows:
         return None
     ratios = sorted(r["ratio"] for r in rows)
@@ -837,7 +845,8 @@ def typical_speed(catalog, engine_id, gpus, bound):
     return {"decode_tokens_per_s": round(bound * mid, 1), "ratio": round(mid, 3), "low": ratios[0], "high": ratios[-1],
             "family": family, "gpus": "several" if several else "one",
             "text": (f"Typical: about {bound * mid:,.1f} tokens/s per sequence, the bound times {mid:.2f}, the median of measured over "
-                     f"bound for {name} on {'several GPUs' if several else 'one GPU'} ({n} measured row(s), from {ratios[0]:.2f} to "
+                     f"bound for {name} on {'several GPUs' if several else 'one GPU'}{f' with {kind}' if kind else ''} ({n} measured "
+                     f"row(s), from {ratios[0]:.2f} to "
                      f"{ratios[-1]:.2f}; derived by this site)."),
             "rows": [{k: r[k] for k in ("set", "model", "gpu", "gpus", "weights", "concurrency", "measured", "bound", "ratio")}
                      for r in rows]}

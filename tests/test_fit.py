@@ -422,6 +422,17 @@ def test_no_fit_no_speed(catalog):
                             "typical": None, "measured": None}
 
 
+def test_typical_speed_of_a_dense_model_comes_from_dense_rows(catalog):
+    """Llama-3.3-70B on 2x H100 with vLLM: the family's several-GPU rows are mostly DeepSeek-R1 (expert routing keeps
+    its ratio near 0.1), so the typical figure of a dense model takes the dense rows only and says so."""
+    est = estimate(catalog, "llama-3.3-70b", "bf16", gpu="h100-sxm", gpus=2, engine="vllm", context_tokens=8192)
+    typical = est["speed"]["typical"]
+    assert typical["rows"] and {catalog.models[r["model"]]["architecture"] for r in typical["rows"]} == {"dense"}
+    assert typical["ratio"] > 0.3 and "with dense models" in typical["text"]
+    moe = estimate(catalog, "deepseek-r1", "fp8", gpu="h200", gpus=8, engine="vllm", context_tokens=8192)["speed"]["typical"]
+    assert {catalog.models[r["model"]]["architecture"] for r in moe["rows"]} == {"moe"}
+
+
 def test_speed_per_gpu_with_communication_typical_and_measured(catalog):
     """DeepSeek-R1 on 8x H200: the bound is what each GPU reads over its own bandwidth (the MLA cache is on every GPU),
     says that it leaves out the all-reduces, carries a typical figure from measured rows, and says it lies above every
