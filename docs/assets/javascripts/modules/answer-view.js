@@ -182,6 +182,12 @@ export function renderFitSummary(fit) {
     ["Runtime reserve", `${fmt.num(fit.overhead_gib, 2)} GiB`],
     ["Fits (weights + one sequence)", fit.fits ? "yes" : fit.fits_with_offload ? "with offload" : "no"],
   ];
+  const layout = fit.layout;
+  if (layout && layout.tensor_parallel > 1) {
+    rows.push(["GPU layout", layout.replicas > 1
+      ? `${layout.replicas} copies of a tensor-parallel group of ${layout.tensor_parallel} GPUs`
+      : `one tensor-parallel group of ${layout.tensor_parallel} GPUs`]);
+  }
   if (fit.capacity) {
     rows.push(["KV-cache capacity", `${fmt.int(fit.capacity.kv_tokens)} tokens`]);
     rows.push(["Sequences at this context", fmt.int(fit.capacity.max_sequences)]);
