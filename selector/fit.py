@@ -401,19 +401,22 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
                        f"{model['attention']['kv_heads']} KV heads: one group of {g} would replicate them.")
     elif sizes:
         best = None
-        for tp in sizes:  # ascending: on a tie the smaller group wins (fewer GPUs wait on each all-reduce)
+        for tp in sizes:  # ascending: the smallest group that carries the load (fewest GPUs per all-reduce), else the most held
             r = g // tp
             est = estimate(**{**args, "gpus": tp, "tensor_parallel": tp, "concurrency": -(-sequences // r), "typical": False,
                               "with_table": False})
             held = est["capacity"]["max_sequences"] * r if est["fits"] and est["capacity"] else -1
             if held >= 0 and (best is None or held > best[1]):
                 best = (tp, held)
+            if held >= sequences:
+                break
         kv_heads = model["attention"]["kv_heads"]
         if best:
             tensor_parallel = best[0]
             layout_note = (f"Tensor parallelism over all {g} GPUs would replicate the {kv_heads} KV heads ({g} GPUs for {kv_heads} "
-                           f"heads); {g // best[0]} copies of a tensor-parallel group of {best[0]} GPUs split them without copies and hold the "
-                           f"most sequences of the group sizes that fit ({', '.join(str(t) for t in sizes)} tried).")
+                           f"heads); {g // best[0]} copies of a tensor-parallel group of {best[0]} GPUs split them without copies, "
+                           + ("the smallest group that holds the asked load." if best[1] >= sequences else
+                              f"the group size that holds the most sequences ({', '.join(str(t) for t in sizes)} tried)."))
         else:
             layout_note = (f"No tensor-parallel group of at most {kv_heads} GPUs holds the weights and one sequence, so all {g} GPUs "
                            f"form one group and each of the {kv_heads} KV heads is replicated on several GPUs.")
@@ -522,8 +525,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         notes.append("MLA under tensor parallelism keeps the whole latent cache on every GPU; with data-parallel attention "
                      f"(SGLang --enable-dp-attention) each GPU keeps its own sequences, so about {g}x the sequences fit.")
     elif replicas > 1:
-        notes.append(f"{replicas} copies of the model, each a tensor-parallel group of {g} GPUs that splits the weights and the "
-                     f"{model['attention']['kv_heads']} KV heads {shards}-way; a load balancer spreads the {sequences} sequences over "
+        each = ("on one GPU" if g == 1 else f"a tensor-parallel group of {g} GPUs that splits the weights and the "
+                f"{model['attention']['kv_heads']} KV heads {shards}-way")
+        notes.append(f"{replicas} copies of the model, each {each}; a load balancer spreads the {sequences} sequences over "
                      f"them ({per_replica} each) and the capacity is the sum of the copies.")
     elif g > 1 and mode != "cpu":
         notes.append(f"Tensor parallelism over {g} GPUs splits the weights and the KV heads ({shards}-way) between them.")
@@ -616,8 +620,8 @@ def headline(fit):
     lay = fit.get("layout") or {}
     if lay.get("replicas", 1) > 1:
         tp = lay["tensor_parallel"]
-        where += (f" as {lay['replicas']} copies of {tp} × {m['gpu_name']}" if m["gpu_name"] else f" as {lay['replicas']} copies of {tp}") \
-            + f" (tensor parallel {tp})"
+        where += (f" as {lay['replicas']} copies on one GPU each" if tp == 1 else
+                  f" as {lay['replicas']} copies of {tp} × {m['gpu_name'] or 'GPU'} (tensor parallel {tp})")
     n = cap.get("max_sequences")
     seqs = f"{_int(n)} sequence{'' if n == 1 else 's'} of {_int(fit['context_tokens'])} tokens"
     if fit["fits"]:

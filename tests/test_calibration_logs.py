@@ -118,7 +118,7 @@ def test_plan_keeps_the_logs_tensor_parallel_size(path, catalog):
 
 
 def test_a_tensor_parallel_size_above_the_kv_heads_is_kept(catalog):
-    """A log of TP 16 over Llama 3.3 70B's 8 KV heads is compared as TP 16, though the planner alone would run 2 x TP 8."""
+    """A log of TP 16 over Llama 3.3 70B's 8 KV heads is compared as TP 16, though the planner alone would run copies of a smaller group."""
     from datatools.startup import setup_arguments
     from selector.fit import estimate
 
@@ -127,4 +127,5 @@ def test_a_tensor_parallel_size_above_the_kv_heads_is_kept(catalog):
     kw = setup_arguments(catalog, log)
     assert estimate(catalog, "llama-3.3-70b", "bf16", **kw)["layout"] == {"tensor_parallel": 16, "replicas": 1}
     kw.pop("tensor_parallel")
-    assert estimate(catalog, "llama-3.3-70b", "bf16", **kw)["layout"] == {"tensor_parallel": 8, "replicas": 2}
+    alone = estimate(catalog, "llama-3.3-70b", "bf16", **kw)["layout"]
+    assert alone["tensor_parallel"] <= 8 and alone["tensor_parallel"] * alone["replicas"] == 16, alone
