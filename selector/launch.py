@@ -225,6 +225,10 @@ def launch_command(catalog, fit, engine_id=None):
         tp_entry = _one(flags, "tensor_parallel")
         # an orchestration layer runs replicas as its own workers or pods, not through the backend's data-parallel flag
         dp_entry = _one(flags, "data_parallel") if replicas > 1 and not template.get("backend") else None
+        shared = None
+        if dp_entry and model.get("experts") and (dp_entry.get("experts") or {}).get("shared"):
+            shared, dp_entry = dp_entry, None  # its ranks would split the experts: not the separate copies the plan priced
+            cmd.cited.append(shared["experts"]["source"])
         if tp_entry:
             plan.append((tp_entry, group))
         elif group > 1 and not _one(flags, "gpu_layers"):
@@ -240,7 +244,9 @@ def launch_command(catalog, fit, engine_id=None):
                          f"count to {replicas}, each with {group} GPUs.")
         elif replicas > 1:
             notes.append(f"The plan is {replicas} replicas: run {replicas} copies of this command, one per tensor-parallel group of "
-                         f"{group} GPUs, behind a load balancer.")
+                         f"{group} GPUs, behind a load balancer."
+                         + (f" Not {shared['flag']}: under it {shared['experts'].get('note') or 'the ranks share the experts'}."
+                            if shared else ""))
     ctx_entry = _one(flags, "context")
     if ctx_entry is None:
         notes.append(f"{name} has no context-length option in the data; the cache grows with each prompt, so the "
