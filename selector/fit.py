@@ -413,8 +413,9 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         kv_heads = model["attention"]["kv_heads"]
         if best:
             tensor_parallel = best[0]
+            each = "on one GPU each" if best[0] == 1 else f"each a tensor-parallel group of {best[0]} GPUs"
             layout_note = (f"Tensor parallelism over all {g} GPUs would replicate the {kv_heads} KV heads ({g} GPUs for {kv_heads} "
-                           f"heads); {g // best[0]} copies of a tensor-parallel group of {best[0]} GPUs split them without copies, "
+                           f"heads); {g // best[0]} copies of the model, {each}, hold each KV head once per copy: "
                            + ("the smallest group that holds the asked load." if best[1] >= sequences else
                               f"the group size that holds the most sequences ({', '.join(str(t) for t in sizes)} tried)."))
         else:

@@ -243,8 +243,8 @@ def launch_command(catalog, fit, engine_id=None):
             notes.append(f"The plan is {replicas} replicas of a tensor-parallel group of {group} GPUs: set the model server's replica "
                          f"count to {replicas}, each with {group} GPUs.")
         elif replicas > 1:
-            notes.append(f"The plan is {replicas} replicas: run {replicas} copies of this command, one per tensor-parallel group of "
-                         f"{group} GPUs, behind a load balancer."
+            notes.append(f"The plan is {replicas} replicas: run {replicas} copies of this command, "
+                         + ("one per GPU" if group == 1 else f"one per tensor-parallel group of {group} GPUs") + ", behind a load balancer."
                          + (f" Not {shared['flag']}: under it {shared['experts'].get('note') or 'the ranks share the experts'}."
                             if shared else ""))
     ctx_entry = _one(flags, "context")
