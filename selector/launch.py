@@ -245,8 +245,8 @@ def launch_command(catalog, fit, engine_id=None):
         elif replicas > 1:
             notes.append(f"The plan is {replicas} replicas: run {replicas} copies of this command, "
                          + ("one per GPU" if group == 1 else f"one per tensor-parallel group of {group} GPUs") + ", behind a load balancer."
-                         + (f" Not {shared['flag']}: under it {shared['experts'].get('note') or 'the ranks share the experts'}."
-                            if shared else ""))
+                         + (f" Not {shared['flag']}: {name} splits a MoE model's experts over all the ranks it starts, so they are "
+                            "not separate copies." if shared else ""))
     ctx_entry = _one(flags, "context")
     if ctx_entry is None:
         notes.append(f"{name} has no context-length option in the data; the cache grows with each prompt, so the "
