@@ -30,6 +30,8 @@ def setup_arguments(catalog, log):
           "experts_on_host": bool(setup.get("experts_on_host")),
           "batched_tokens": setup.get("max_num_batched_tokens"), "max_seqs": setup.get("max_num_seqs"), "kv_quantization": setup.get("kv_quantization"),
           "concurrency": setup.get("parallel_slots") or 1}
+    if not setup.get("data_parallel_attention"):  # the log's own tensor-parallel size, not the planner's pick of one
+        kw["tensor_parallel"] = setup.get("tensor_parallel") or gpus
     model = catalog.models[setup["model"]]
     gpu = catalog.gpus.get(setup.get("gpu")) if setup.get("gpu") else None
     seen = total if total is not None else setup.get("gpu_memory_gib") or (gpu or {}).get("memory_gib")

@@ -96,6 +96,22 @@ def kv_shards(model, gpus, dp_attention=False):
     return max(1, min(gpus, att["kv_heads"]))
 
 
+def _layout_sizes(model, gpus):
+    """Tensor-parallel group sizes worth trying when ``gpus`` exceed the KV heads (one group would replicate heads):
+    powers of two up to the KV heads that divide the GPU count and the query and KV heads. MLA has its own layouts."""
+    att = model["attention"]
+    kv = att.get("kv_heads") or 0
+    if att["type"] == "mla" or not kv or gpus <= kv:
+        return []
+    q = att.get("q_heads") or kv
+    sizes, tp = [], 1
+    while tp <= kv:
+        if gpus % tp == 0 and kv % tp == 0 and q % tp == 0:
+            sizes.append(tp)
+        tp *= 2
+    return sizes
+
+
 # -- weights and speed ---------------------------------------------------------------------------------
 
 def active_bytes(catalog, model, per_group, sequences=1):
@@ -354,9 +370,12 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
-             batched_tokens=None, max_seqs=None, experts_on_host=False, typical=True):
+             batched_tokens=None, max_seqs=None, experts_on_host=False, typical=True, tensor_parallel=None):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`).
-    ``experts_on_host``: the routed experts live in host RAM and run on the CPU whatever fits (KTransformers' rule)."""
+    ``experts_on_host``: the routed experts live in host RAM and run on the CPU whatever fits (KTransformers' rule).
+    ``tensor_parallel``: the size of each tensor-parallel group (the GPUs form ``gpus // tensor_parallel`` replicas);
+    unset, the planner picks it (:func:`_layout_sizes`)."""
+    args = dict(locals())
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
     quant_id = quantization or model["native_precision"]
@@ -374,6 +393,39 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     mode = box["mode"]
     g = box["gpus"] if mode != "cpu" else 1
     notes = list(box["notes"]) + ([kv_note] if kv_note else [])
+    g_all, layout_note = g, None
+    sizes = _layout_sizes(model, g) if mode == "discrete" and not dp_attention and tensor_parallel is None else []
+    if sizes and not box["gpu_gib"]:  # memory unknown: the largest group that keeps the KV heads apart needs the least per GPU
+        tensor_parallel = sizes[-1]
+        layout_note = (f"{g // sizes[-1]} copies of a tensor-parallel group of {sizes[-1]} GPUs, as many as the "
+                       f"{model['attention']['kv_heads']} KV heads: one group of {g} would replicate them.")
+    elif sizes:
+        best = None
+        for tp in sizes:  # ascending: the smallest group that carries the load (fewest GPUs per all-reduce), else the most held
+            r = g // tp
+            est = estimate(**{**args, "gpus": tp, "tensor_parallel": tp, "concurrency": -(-sequences // r), "typical": False,
+                              "with_table": False})
+            held = est["capacity"]["max_sequences"] * r if est["fits"] and est["capacity"] else -1
+            if held >= 0 and (best is None or held > best[1]):
+                best = (tp, held)
+            if held >= sequences:
+                break
+        kv_heads = model["attention"]["kv_heads"]
+        if best:
+            tensor_parallel = best[0]
+            each = "on one GPU each" if best[0] == 1 else f"each a tensor-parallel group of {best[0]} GPUs"
+            layout_note = (f"Tensor parallelism over all {g} GPUs would replicate the {kv_heads} KV heads ({g} GPUs for {kv_heads} "
+                           f"heads); {g // best[0]} copies of the model, {each}, hold each KV head once per copy: "
+                           + ("the smallest group that holds the asked load." if best[1] >= sequences else
+                              f"the group size that holds the most sequences ({', '.join(str(t) for t in sizes)} tried)."))
+        else:
+            layout_note = (f"No tensor-parallel group of at most {kv_heads} GPUs holds the weights and one sequence, so all {g} GPUs "
+                           f"form one group and each of the {kv_heads} KV heads is replicated on several GPUs.")
+    replicas = 1
+    if tensor_parallel and mode == "discrete" and 0 < tensor_parallel < g:
+        replicas, g = g // tensor_parallel, tensor_parallel
+    rbox = dict(box, gpus=g)  # what one replica sees
+    per_replica = -(-sequences // replicas)
 
     loads = _loads_as(catalog, engine, quant_id, gpu)
     total_w, per_group = weight_bytes(catalog, model, loads or quant_id)
@@ -419,16 +471,21 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     # one sequence must fit: split over the GPUs under tensor parallelism, whole on one GPU under data-parallel attention
     seq_shards = 1 if dp_attention and g > 1 else shards
     fits = budget is not None and budget >= one_seq / seq_shards
-    capacity = _capacity(shape, budget, shards, context, sequences, model["context_tokens"], seq_shards) if budget is not None else None
+    capacity = _capacity(shape, budget, shards, context, per_replica, model["context_tokens"], seq_shards) if budget is not None else None
     if capacity is not None:
-        _engine_count(capacity, plan, shape, budget, shards, context, sequences, fits)
+        _engine_count(capacity, plan, shape, budget, shards, context, per_replica, fits)
+        if replicas > 1:  # every replica holds its own cache: capacity adds up, the longest context is one replica's
+            capacity["per_replica"] = {k: capacity[k] for k in ("kv_tokens", "max_sequences", "kv_budget_gib")}
+            for key in ("kv_tokens", "kv_tokens_memory", "max_sequences"):
+                capacity[key] *= replicas
+            capacity["kv_budget_gib"] = round(capacity["kv_budget_gib"] * replicas, 2)
 
     offload = None
     if host_experts:
         offload = _experts_on_host(catalog, box, total_w, host_experts, fits, notes)
         fits = fits and offload["fits"] is not False
     elif device is not None and not fits and mode == "discrete":
-        offload = _offload(catalog, model, per_group, shape, box, fraction, of, reserve, shards, context, sequences, engine)
+        offload = _offload(catalog, model, per_group, shape, rbox, fraction, of, reserve, shards, context, sequences, engine)
         notes.extend(offload.pop("notes"))
         if offload["fits"]:
             capacity = offload.pop("capacity")
@@ -437,8 +494,11 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     fits_with_offload = bool(fits or (offload and offload["fits"]))
 
     if fits or (offload and offload["fits"]):
-        speed = _speed(catalog, model, per_group, shape, box, context, sequences, offload if not fits or host_experts else None,
+        speed = _speed(catalog, model, per_group, shape, rbox, context, per_replica, offload if not fits or host_experts else None,
                        shards if mode != "cpu" else 1, bool(dp_attention and g > 1))
+        if replicas > 1 and speed["decode_tokens_per_s"]:
+            speed["aggregate_tokens_per_s"] = round(speed["decode_tokens_per_s"] * sequences, 1)
+            speed["basis"] += f"; each of the {replicas} replicas serves its own {per_replica} sequence(s)"
         if typical and speed["decode_tokens_per_s"]:
             speed["typical"] = typical_speed(catalog, plan["engine"] or engine, g, speed["decode_tokens_per_s"],
                                              model.get("architecture"))
@@ -466,8 +526,15 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     if model["attention"]["type"] == "mla" and g > 1 and mode != "cpu":
         notes.append("MLA under tensor parallelism keeps the whole latent cache on every GPU; with data-parallel attention "
                      f"(SGLang --enable-dp-attention) each GPU keeps its own sequences, so about {g}x the sequences fit.")
+    elif replicas > 1:
+        each = ("on one GPU" if g == 1 else f"a tensor-parallel group of {g} GPUs that splits the weights and the "
+                f"{model['attention']['kv_heads']} KV heads {shards}-way")
+        notes.append(f"{replicas} copies of the model, each {each}; a load balancer spreads the {sequences} sequences over "
+                     f"them ({per_replica} each) and the capacity is the sum of the copies.")
     elif g > 1 and mode != "cpu":
         notes.append(f"Tensor parallelism over {g} GPUs splits the weights and the KV heads ({shards}-way) between them.")
+    if layout_note:
+        notes.append(layout_note)
     if quant_id != model["native_precision"] and quant["bits_per_weight"] < catalog.quantization[model["native_precision"]]["bits_per_weight"]:
         notes.append(f"The model ships in {catalog.quantization[model['native_precision']]['name']}; {quant['name']} needs a "
                      "quantized checkpoint or on-the-fly quantization.")
@@ -490,12 +557,12 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
                          + ("the asked concurrency fits." if met else
                             f"{sequences} at once do not: at {sequences} sequences the longest context is {capacity['max_context_tokens']:,} tokens."))
 
-    used = total_w + want_kv + reserve * max(1, g)
+    used = total_w * replicas + want_kv + reserve * max(1, g_all)
     available = None
     if mode == "cpu" and box["ram_gib"]:
         available = box["ram_gib"] * GIB
     elif box["gpu_gib"]:
-        available = box["gpu_gib"] * GIB * g
+        available = box["gpu_gib"] * GIB * g_all
     out = {
         "model": model_id,
         "quantization": quant_id,
@@ -504,10 +571,10 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "concurrency": sequences,
         "weights_gb": round(total_w / GB, 2),
         "kv_cache_gb": round(want_kv / GB, 2),
-        "overhead_gb": round(reserve * max(1, g) / GB, 2),
+        "overhead_gb": round(reserve * max(1, g_all) / GB, 2),
         "weights_gib": round(total_w / GIB, 2),
         "kv_cache_gib": round(want_kv / GIB, 2),
-        "overhead_gib": round(reserve * max(1, g) / GIB, 2),
+        "overhead_gib": round(reserve * max(1, g_all) / GIB, 2),
         "required_gb": round(used / GB, 2),
         "available_gb": round(available / GB, 2) if available else None,
         "fits_gpu": bool(fits and mode != "cpu"),
@@ -517,6 +584,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
         "offload": offload,
         "kv_bytes_per_token": round(kv_bytes_per_token(model, kv_bits)),
         "capacity": capacity,
+        "layout": {"tensor_parallel": g, "replicas": replicas} if mode != "cpu" else None,
         "speed": speed,
         "memory": _memory_block(box, w_dev if fits or not offload else offload["gpu_gb"] * GB / g, reserve,
                                 (min(budget, want_kv / shards) if plan["sizing"] == "context" else budget) if fits else None,
@@ -531,7 +599,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
                         "memory_reported_gib": box.get("memory_reported_gib"), "dp_attention": bool(dp_attention and g > 1)},
         "notes": notes,
     }
-    out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g, concurrency=sequences,
+    out["measured"] = rows_for(catalog, engine=engine, gpu=gpu, model=model_id, weights=quant_id, gpus=g_all, concurrency=sequences,
                                hardware=(catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None) if gpu else []
     out["verdict"], out["headline"] = headline(out)
     if with_table:
@@ -551,6 +619,11 @@ def headline(fit):
     cap, m, off = fit["capacity"] or {}, fit["machine"], fit.get("offload") or {}
     where = ("this machine's RAM" if m["mode"] == "cpu" else f"{m['gpus']} × {m['gpu_name']}" if m["gpu_name"]
              else f"{m['gpus'] or 1} GPU(s) of {m['gpu_gib']:g} GiB" if m["gpu_gib"] else "the memory given")
+    lay = fit.get("layout") or {}
+    if lay.get("replicas", 1) > 1:
+        tp = lay["tensor_parallel"]
+        where += (f" as {lay['replicas']} copies on one GPU each" if tp == 1 else
+                  f" as {lay['replicas']} copies of {tp} × {m['gpu_name'] or 'GPU'} (tensor parallel {tp})")
     n = cap.get("max_sequences")
     seqs = f"{_int(n)} sequence{'' if n == 1 else 's'} of {_int(fit['context_tokens'])} tokens"
     if fit["fits"]:

@@ -225,13 +225,34 @@ def launch_command(catalog, fit, engine_id=None, speculative=False):
         if recipe["tensor_parallel"] == "one" and _one(flags, "expert_parallel") and switch is not _one(flags, "expert_parallel"):
             plan.append((_one(flags, "expert_parallel"), None))
     else:
+        layout = fit.get("layout") or {}
+        replicas = layout.get("replicas") or 1
+        group = layout.get("tensor_parallel") or gpus
         tp_entry = _one(flags, "tensor_parallel")
+        # an orchestration layer runs replicas as its own workers or pods, not through the backend's data-parallel flag
+        dp_entry = _one(flags, "data_parallel") if replicas > 1 and not template.get("backend") else None
+        shared = None
+        if dp_entry and model.get("experts") and (dp_entry.get("experts") or {}).get("shared"):
+            shared, dp_entry = dp_entry, None  # its ranks would split the experts: not the separate copies the plan priced
+            cmd.cited.append(shared["experts"]["source"])
         if tp_entry:
-            plan.append((tp_entry, gpus))
-        elif gpus > 1 and not _one(flags, "gpu_layers"):
-            return _refuse(f"The plan splits the model over {gpus} GPUs; the data has no tensor-parallel flag for {name}.", template, name)
-        elif gpus > 1:
-            notes.append(f"{name} splits the layers over every visible GPU by default ({gpus} here).")
+            plan.append((tp_entry, group))
+        elif group > 1 and not _one(flags, "gpu_layers"):
+            return _refuse(f"The plan splits the model over {group} GPUs; the data has no tensor-parallel flag for {name}.", template, name)
+        elif group > 1:
+            notes.append(f"{name} splits the layers over every visible GPU by default ({group} here).")
+        if dp_entry:
+            plan.append((dp_entry, replicas))
+            notes.append(f"The plan is {replicas} replicas of a tensor-parallel group of {group} GPUs; {name} runs them behind one "
+                         f"endpoint ({dp_entry['flag']} {replicas}).")
+        elif replicas > 1 and any(step.get("file") for step in template["steps"]):
+            notes.append(f"The plan is {replicas} replicas of a tensor-parallel group of {group} GPUs: set the model server's replica "
+                         f"count to {replicas}, each with {group} GPUs.")
+        elif replicas > 1:
+            notes.append(f"The plan is {replicas} replicas: run {replicas} copies of this command, "
+                         + ("one per GPU" if group == 1 else f"one per tensor-parallel group of {group} GPUs") + ", behind a load balancer."
+                         + (f" Not {shared['flag']}: {name} splits a MoE model's experts over all the ranks it starts, so they are "
+                            "not separate copies." if shared else ""))
     ctx_entry = _one(flags, "context")
     if ctx_entry is None:
         notes.append(f"{name} has no context-length option in the data; the cache grows with each prompt, so the "
@@ -354,8 +375,9 @@ def _speculation(catalog, engine_id, model, quant_id, flags, name):
 
 def read_command(catalog, engine_id, command):
     """The plan a command sets, read back through the template's flags (the inverse of :func:`launch_command`):
-    ``{model, context, sequences, memory_fraction, kv_cache, gpus, dp_attention, port, speculative, draft}`` for what
-    it names."""
+    ``{model, context, sequences, memory_fraction, kv_cache, gpus, tensor_parallel, replicas, dp_attention, port,
+    speculative, draft}`` for what it names (``replicas``: the data-parallel copies of the tensor-parallel group, 1
+    under data-parallel attention)."""
     template = resolved_template(catalog, engine_id)
     flags = flags_at(template)
     by_flag = {}
@@ -404,6 +426,7 @@ def read_command(catalog, engine_id, command):
     out["dp_attention"] = bool(seen.get("dp_attention") or (seen.get("expert_parallel") and dp > 1))
     recipe = template.get("dp_attention") or {}
     out["gpus"] = tp if out["dp_attention"] and recipe.get("tensor_parallel") == "gpus" else tp * dp
+    out["tensor_parallel"], out["replicas"] = (tp, 1) if out["dp_attention"] else (tp, dp)
     out["speculative"], out["draft"] = None, seen.get("draft_model")
     spec = _one(flags, "speculative")
     if "speculative" in seen:

@@ -758,21 +758,31 @@ def _gpus_for_load(catalog, model, fit, kw):
     cap, g, want = fit["capacity"], kw.get("gpus") or 1, fit["concurrency"]
     if not cap["max_sequences"]:
         return []
+    lay = fit.get("layout") or {"tensor_parallel": g, "replicas": 1}
+    tp, reps = lay["tensor_parallel"], lay["replicas"]
     per_seq = cap["kv_budget_gib"] / cap["max_sequences"]
-    copies = -(-want // cap["max_sequences"])
+    per_copy = (cap.get("per_replica") or cap)["max_sequences"]
     text = (f"Each sequence of {fit['context_tokens']:,} tokens takes about {per_seq:.2f} GiB of KV cache, so {want:,} take "
             f"{per_seq * want:,.0f} GiB; {g} GPU{'s leave' if g > 1 else ' leaves'} {cap['kv_budget_gib']:,.0f} GiB of KV cache after "
             f"the weights, {cap['max_sequences']:,} sequences. ")
+    if reps > 1:  # the plan already runs copies of the largest group that keeps the KV heads apart: add whole copies
+        copies = -(-want // per_copy)
+        text += (f"{copies * tp} GPUs as {copies} copies of the {tp}-GPU tensor-parallel group behind a load balancer hold all "
+                 f"{want:,} ({copies * per_copy:,} sequences).")
+        return [{"kind": "gpus-load", "gpus": copies * tp, "text": text}]
+    copies = -(-want // cap["max_sequences"])
     wider = None
     for n in (2, 4, 8, 16, 32, 64):
         if g < n < copies * g:
             est = fit_mod.estimate(catalog, model["id"], fit["quantization"], **{**kw, "gpus": n})
             if est["concurrency_met"]:
-                wider = (n, est["capacity"])
+                wider = (n, est["capacity"], est.get("layout") or {"tensor_parallel": n, "replicas": 1})
                 break
     if wider:
-        n, c = wider
-        text += f"{n} GPUs in one tensor-parallel group hold all {want:,} ({c['kv_budget_gib']:,.0f} GiB of KV cache, {c['max_sequences']:,} sequences)."
+        n, c, split = wider
+        how = (f"as {split['replicas']} copies of a {split['tensor_parallel']}-GPU tensor-parallel group" if split["replicas"] > 1
+               else "in one tensor-parallel group")
+        text += f"{n} GPUs {how} hold all {want:,} ({c['kv_budget_gib']:,.0f} GiB of KV cache, {c['max_sequences']:,} sequences)."
         return [{"kind": "gpus-load", "gpus": n, "text": text}]
     text += (f"{copies * g} GPUs as {copies} copies of this {g}-GPU setup behind a load balancer hold all {want:,} "
              f"({copies * cap['max_sequences']:,} sequences).")

@@ -154,6 +154,8 @@ def check_result(result, expect):
 #   kv_cache                   the KV-cache quantization planned (null: 16-bit), asked or the engine's own default
 #   memory_fraction            assumptions.memory_fraction, to 0.001
 #   kv_tokens_between          [low, high] for capacity.kv_tokens (the count the engine prints)
+#   max_sequences_between      [low, high] for capacity.max_sequences (summed over replicas)
+#   layout                     {key: value} of the answer's layout (tensor_parallel, replicas)
 #   engine_counts_fewer        true: capacity.kv_tokens < capacity.kv_tokens_memory (and a note says why)
 #   engines_include            every one of these is listed under `engines` with its own fits and kv_tokens
 #   notes_contain              every fragment appears in some note
@@ -194,6 +196,11 @@ def check_fit(result, expect):
     if "kv_tokens_between" in expect:
         low, high = expect["kv_tokens_between"]
         assert low <= cap["kv_tokens"] <= high, (cap["kv_tokens"], cap.get("kv_count_note"))
+    if "max_sequences_between" in expect:
+        low, high = expect["max_sequences_between"]
+        assert low <= cap["max_sequences"] <= high, cap
+    for key, value in expect.get("layout", {}).items():
+        assert (result.get("layout") or {}).get(key) == value, (key, result.get("layout"), result["notes"])
     if expect.get("engine_counts_fewer"):
         assert cap["kv_tokens"] < cap["kv_tokens_memory"] and cap["kv_count_note"], cap
     listed = {e["engine"]: e for e in result.get("engines", [])}

@@ -72,6 +72,18 @@ def test_fit_page_shows_the_new_keys_as_cpython_computes_them(page, catalog, ans
     assert not page.errors
 
 
+def test_fit_page_shows_the_replica_layout(page, catalog):
+    """16 H100s for Llama 3.3 70B (8 KV heads): the page says 2 copies of a TP 8 group, as CPython plans it."""
+    answers = {"model": "llama-3.3-70b", "gpu": "h100-sxm", "gpus": 16, "concurrency": 500}
+    open_fit(page, answers)
+    shown = page.evaluate(SHOWN)
+    fit = answer(catalog, "fit", answers)["result"]
+    assert fit["layout"] == {"tensor_parallel": 8, "replicas": 2}
+    assert shown["headline"] == fit["headline"] and "2 copies of 8 ×" in shown["headline"]
+    assert shown["summary"]["GPU layout"] == "2 copies of a tensor-parallel group of 8 GPUs"
+    assert not page.errors
+
+
 def test_no_preference_leads_with_the_4_bit_answer(page, catalog):
     open_fit(page, NO_PREFERENCE)
     shown = page.evaluate(SHOWN)

@@ -100,3 +100,32 @@ def test_observed_figures_are_printed_in_the_quote(path):
 ])
 def test_numbers_in_reads_separators_signs_and_decimals(text, expected):
     assert numbers_in(text) == expected
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.stem)
+def test_plan_keeps_the_logs_tensor_parallel_size(path, catalog):
+    """The planner compares with the layout the log ran, not its own pick of one."""
+    from datatools.startup import setup_arguments
+    from selector.fit import estimate
+
+    log = load(path)
+    setup = log["setup"]
+    kw = setup_arguments(catalog, log)
+    if setup["data_parallel_attention"] or (kw.get("gpu_memory_gb") is None and not kw.get("gpu")):
+        return
+    layout = estimate(catalog, setup["model"], setup["quantization"], **kw)["layout"]
+    assert layout == {"tensor_parallel": setup["tensor_parallel"], "replicas": setup["gpus"] // setup["tensor_parallel"]}
+
+
+def test_a_tensor_parallel_size_above_the_kv_heads_is_kept(catalog):
+    """A log of TP 16 over Llama 3.3 70B's 8 KV heads is compared as TP 16, though the planner alone would run copies of a smaller group."""
+    from datatools.startup import setup_arguments
+    from selector.fit import estimate
+
+    log = load(LOG_DIR / "sglang-llama-3.3-70b-tp8-140gb.yaml")
+    log["setup"].update(gpus=16, tensor_parallel=16, gpu="h100-sxm")
+    kw = setup_arguments(catalog, log)
+    assert estimate(catalog, "llama-3.3-70b", "bf16", **kw)["layout"] == {"tensor_parallel": 16, "replicas": 1}
+    kw.pop("tensor_parallel")
+    alone = estimate(catalog, "llama-3.3-70b", "bf16", **kw)["layout"]
+    assert alone["tensor_parallel"] <= 8 and alone["tensor_parallel"] * alone["replicas"] == 16, alone

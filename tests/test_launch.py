@@ -76,9 +76,17 @@ def assert_consistent(catalog, fit, launch):
         assert read["kv_cache"] == fit["kv_cache"]
     else:
         assert read["kv_cache"] is None
-    if flags.get("tensor_parallel"):
+    if flags.get("tensor_parallel") and a["dp_attention"]:
         assert read["gpus"] == fit["machine"]["gpus"]
-        assert read["dp_attention"] == a["dp_attention"]
+        assert read["dp_attention"] is True
+    elif flags.get("tensor_parallel"):
+        layout = fit["layout"]
+        assert read["tensor_parallel"] == layout["tensor_parallel"] and not read["dp_attention"], (read, layout)
+        if read["replicas"] == 1 and layout["replicas"] > 1:  # no data-parallel flag: the copies are in the notes
+            assert any(f"The plan is {layout['replicas']} replicas" in n for n in launch["notes"]), launch["notes"]
+        else:
+            assert read["replicas"] == layout["replicas"], (read, layout)
+        assert read["tensor_parallel"] * layout["replicas"] <= fit["machine"]["gpus"]
     port_step = template["steps"][flags["port"][0].get("step", 0)]
     if not port_step.get("separate"):
         assert read["port"] == flags["port"][0]["default"]

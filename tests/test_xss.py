@@ -497,6 +497,7 @@ NOT_RENDERED = {
     "models.attention.note": "the fit answer states the attention layout in numbers; the note is for maintainers",
     "launch.steps[].note": "a launch command shows the step itself; the note is for maintainers",
     "launch.flags[].note": "a launch command shows the flag itself; the note is for maintainers",
+    "launch.flags[].experts.note": "the launch note says in its own words why the data-parallel flag is left out",
     "launch.flags[].earlier_defaults[].note": "the command states the port change in its own words",
     "launch.dp_attention.note": "the command shows the flags the recipe adds; the note is for maintainers",
     "models.drafts[].repo": "a published draft is shown only in the launch command and notes of a latency answer",

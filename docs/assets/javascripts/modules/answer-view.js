@@ -185,6 +185,12 @@ export function renderFitSummary(fit) {
     ["Runtime reserve", `${fmt.num(fit.overhead_gib, 2)} GiB`],
     ["Fits (weights + one sequence)", fit.fits ? "yes" : fit.fits_with_offload ? "with offload" : "no"],
   ];
+  const layout = fit.layout;
+  if (layout && (layout.tensor_parallel > 1 || layout.replicas > 1)) {
+    rows.push(["GPU layout", layout.replicas === 1 ? `one tensor-parallel group of ${layout.tensor_parallel} GPUs`
+      : layout.tensor_parallel === 1 ? `${layout.replicas} copies, one GPU each`
+        : `${layout.replicas} copies of a tensor-parallel group of ${layout.tensor_parallel} GPUs`]);
+  }
   if (fit.capacity) {
     rows.push(["KV-cache capacity", `${fmt.int(fit.capacity.kv_tokens)} tokens`]);
     rows.push(["Sequences at this context", fmt.int(fit.capacity.max_sequences)]);
