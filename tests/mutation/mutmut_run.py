@@ -79,9 +79,10 @@ def choose(known, sample, seed, modules=MODULES):
     names = sorted(n for n in known if module_of(n) in modules)
     if not sample:
         return names
-    rng = random.Random(seed)
     out = []
     for module in modules:
+        # a seed per module (seed + its place in MODULES): its sample is the same whether it runs alone or not
+        rng = random.Random(seed + MODULES.index(module))
         mine = [n for n in names if module_of(n) == module]
         out += rng.sample(mine, min(sample, len(mine)))
     return out
