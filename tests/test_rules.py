@@ -379,6 +379,12 @@ def test_gpus_for_the_load_are_explained_with_the_kv_arithmetic(catalog):
     assert load["gpus"] == 16 and "as 2 copies of this 8-GPU setup" in load["text"]
     native = next(s for s in result["suggestions"] if s["kind"] == "weights")
     assert native["quantization"] == "fp8" and "which NVIDIA Hopper computes natively" in native["text"]
+    from selector.fit import estimate
+    fp8 = estimate(catalog, "llama-3.3-70b", "fp8", gpu="h100-sxm", gpus=8, concurrency=200, profile="server")
+    assert f"({fp8['weights_gb']:g} GB instead of {result['fit']['weights_gb']:g} GB)" in native["text"], native["text"]
+    assert f"room for {fp8['capacity']['max_sequences']:,} sequences" in native["text"]
+    context = next(s for s in result["suggestions"] if s["kind"] == "context")
+    assert context["text"].startswith(f"At 200 sequences the longest context that fits is {cap['max_context_tokens']:,} tokens")
     wider = recommend(catalog, {"scale": "service", "model": "qwen3-32b", "gpu": "h100-sxm", "concurrency": 50})
     load = next(s for s in wider["suggestions"] if s["kind"] == "gpus-load")
     assert "in one tensor-parallel group hold all 50" in load["text"] and load["gpus"] < 13
@@ -459,3 +465,71 @@ def test_an_engines_own_plan_that_is_tighter_costs_points_and_more_weights_rule_
     assert ok is None and out["text"] == "The model does not fit the memory given"
     out, ok = _fit_reason(catalog, engine, own, "service", Trace(), {**planned, "fits": False})
     assert ok is None and out["text"].startswith("The model does not fit the memory given")
+
+
+def test_the_planner_calls_one_gpu_of_up_to_48_gib_local_and_anything_else_a_service(catalog):
+    from selector.rules import default_engines
+
+    def scale(**answers):
+        return default_engines(catalog, {"model": "llama-3.1-8b", **answers})["scale"]
+    assert scale(gpu="rtx-4090") == scale(gpu_memory_gb=48) == scale(gpu="apple-m3-max") == scale(memory="cpu", ram_gb=64) == "local"
+    assert scale(gpu="rtx-4090", gpus=2) == scale(gpu="h100-sxm") == scale(gpu_memory_gb=49) == "service"
+    assert scale(gpu="h100-sxm", quantization="gguf-q4-k-m") == "local"  # a GGUF file is a desktop runtime's
+
+
+def test_measured_latency_is_quoted_from_the_model_or_its_size(catalog):
+    result = recommend(catalog, {"scale": "service", "priority": "latency", "gpu": "h100-sxm", "model": "llama-3.1-8b"})
+    said = [r["text"] for c in result["candidates"] for r in c["reasons"] if r["text"].startswith("Measured latency: ")]
+    assert said, "no candidate quotes its measured time to first token and per output token"
+    for text in said:
+        assert "median time to first token" in text and " ms and per output token " in text, text
+        assert text.endswith(("(the same model as yours)", "(the same family and size as yours)")), text
+
+
+def test_fact_reasons_quote_the_engine_files_note(catalog):
+    entry = catalog.support(catalog.engines["vllm"], "formats", "gguf")
+    gguf = recommend(catalog, {"scale": "service", "weights": "gguf"})
+    said = [r["text"] for r in _cand(gguf, "vllm")["reasons"] if r["about"] == "format"]
+    assert entry["note"] and any(f"({entry['note']})" in t for t in said), said
+    offload = recommend(catalog, {"scale": "local", "need": "huge-moe-low-vram", "model": "deepseek-r1",
+                                  "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
+    fact = catalog.engines["llama-cpp"]["features"]["cpu_offload"]
+    experts = next(r for r in _cand(offload, "llama-cpp")["reasons"] if r["short"] == "keeps the experts in host RAM")
+    assert fact["note"] and experts["text"].endswith(f"this engine does exactly that ({fact['note']})"), experts["text"]
+    # a priority's feature without methods: its value and note, nothing between
+    fact = catalog.engines["vllm"]["features"]["continuous_batching"]
+    throughput = recommend(catalog, {"scale": "service", "priority": "throughput"})
+    text = next(r["text"] for r in _cand(throughput, "vllm")["reasons"] if r["text"].startswith("Continuous batching for throughput"))
+    assert not fact.get("methods")
+    assert text == f"Continuous batching for throughput per gpu: {fact['value']}" + (f" ({fact['note']})" if fact.get("note") else "")
+
+
+def test_continuous_batching_of_a_service_is_said_in_a_few_words(catalog):
+    result = recommend(catalog, {"scale": "service", "hardware": "intel-gpu"})
+    found = [(c, r) for c in result["candidates"] for r in c["reasons"] if r["text"].startswith("Continuous batching for many users")]
+    assert found, "no candidate short of continuous batching here"
+    for c, r in found:
+        value = catalog.engines[c["engine"]]["features"]["continuous_batching"]["value"]
+        assert r["points"] < 0 and r["short"] == f"continuous batching: {value}", r
+        assert {"points": r["points"], "text": r["short"]} in c["why"], c["why"]
+
+
+def test_an_engine_the_matrix_does_not_score_is_ranked_as_average(catalog):
+    import copy
+    from selector.catalog import Catalog
+    raw = copy.deepcopy(catalog.raw)
+    for dim in raw["matrix"].values():
+        dim["scores"].pop("vllm")
+    result = recommend(Catalog(raw), {"scale": "service"})
+    vllm = _cand(result, "vllm")
+    # unknown is not no: no matrix points either way, the tree's default prior stands
+    assert not any(r["kind"] == "matrix" for r in vllm["reasons"]) and vllm["score"] == DEFAULT_PRIOR[0]
+
+
+def test_no_preference_that_fits_only_with_a_quantized_cache_plans_that_cache(catalog):
+    from selector.api import run_fit
+    # 128K tokens of Qwen3-8B's 16-bit KV cache alone take more than the 16 GB card
+    out = run_fit(catalog, {"model": "qwen3-8b", "gpu": "rtx-4080", "context_tokens": 131072})
+    choice = out["quantization_choice"]
+    assert choice["chosen_by"] == "best-fit" and choice["kv_asked"] and out["fits"]
+    assert out["kv_cache"] == choice["kv_cache"] is not None and out["quantization"] == choice["quantization"]
