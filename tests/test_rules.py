@@ -1,12 +1,14 @@
 """The selector's rules, table-driven from tests/cases/*.yaml: a case per tree leaf, per gate, per bad input."""
 
 import json
+import re
 
 import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, FIT_TIGHTER, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES, TREE_PRIOR, Trace, recommend
+from selector.rules import (ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, FIT_TIGHTER, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES,
+                            TREE_PRIOR, Trace, quantization_support, recommend)
 
 CASES = load_cases()
 FIRED = set()
@@ -484,6 +486,7 @@ def test_measured_latency_is_quoted_from_the_model_or_its_size(catalog):
     for text in said:
         assert "median time to first token" in text and " ms and per output token " in text, text
         assert text.endswith(("(the same model as yours)", "(the same family and size as yours)")), text
+        assert "× NVIDIA H100 SXM," in text, text  # the stated GPU's rows, not its family's
 
 
 def test_fact_reasons_quote_the_engine_files_note(catalog):
@@ -533,3 +536,82 @@ def test_no_preference_that_fits_only_with_a_quantized_cache_plans_that_cache(ca
     choice = out["quantization_choice"]
     assert choice["chosen_by"] == "best-fit" and choice["kv_asked"] and out["fits"]
     assert out["kv_cache"] == choice["kv_cache"] is not None and out["quantization"] == choice["quantization"]
+
+
+def test_rows_quoted_for_a_hardware_family_are_on_that_family(catalog):
+    quoted = 0
+    for family in ("nvidia-hopper", "nvidia-ada"):
+        names = [g["name"] for g in catalog.gpus.values() if g["hardware"] == family]
+        result = recommend(catalog, {"scale": "service", "hardware": family, "model": "llama-3.1-8b"})
+        for c in result["candidates"]:
+            for row in c["measured"]:
+                quoted += 1
+                assert any(f"× {name}," in row["text"] for name in names), (family, row["text"])
+    assert quoted
+
+
+def test_an_offload_the_engine_cannot_do_rules_it_out_with_its_source(catalog):
+    answers = {"scale": "local", "model": "qwen3-30b-a3b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8, "ram_gb": 32}
+    result = recommend(catalog, answers)
+    for x in result["excluded"]:
+        fact = catalog.engines[x["engine"]]["features"]["cpu_offload"]
+        said = [r for r in x["reasons"] if "keeps no weights in host RAM" in r["text"]]
+        assert bool(said) == (fact["value"] == "no"), x
+        for r in said:
+            assert r["source"] == {k: catalog.cite(catalog.engines[x["engine"]], fact["source"])[k] for k in ("title", "url")}
+    assert any("keeps no weights in host RAM" in r["text"] for x in result["excluded"] for r in x["reasons"])
+    # undocumented offload costs what any undocumented fact costs
+    import copy
+    from selector.catalog import Catalog
+    raw = copy.deepcopy(catalog.raw)
+    del raw["engines"]["llama-cpp"]["features"]["cpu_offload"]
+    gap = next(r for r in _cand(recommend(Catalog(raw), answers), "llama-cpp")["reasons"] if "CPU offload is not documented" in r["text"])
+    assert gap["points"] == PENALTY["unknown"] and gap["kind"] == "gap"
+
+
+def test_quantization_reasons_and_suggestions_say_it_plainly(catalog):
+    result = recommend(catalog, {"scale": "local", "model": "qwen3-30b-a3b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8, "ram_gb": 32})
+    for c in result["candidates"]:
+        state, row = quantization_support(catalog, catalog.engines[c["engine"]], "gguf-q4-k-m", None)
+        said = next(r["text"] for r in c["reasons"] if r["about"] == "quantization")
+        assert row["note"] and said == f"Runs GGUF Q4_K_M ({row['note']})", said
+    fitting = recommend(catalog, {"scale": "local", "gpu": "rtx-4090", "model": "qwen3-32b", "quantization": "bf16"})
+    text = next(s["text"] for s in fitting["suggestions"] if s["kind"] == "quantization")
+    assert re.fullmatch(r"Quantizations that fit this memory and that these engines run: "
+                        r"[^;()]+ \([\d.]+ GB of weights\)(; [^;()]+ \([\d.]+ GB of weights\)){1,2}\.", text), text
+    tight = recommend(catalog, {"scale": "local", "gpu": "rtx-4090", "model": "qwen3-235b-a22b", "quantization": "bf16", "ram_gb": 192})
+    text = next(s["text"] for s in tight["suggestions"] if s["kind"] == "quantization")
+    assert ", experts in host RAM)" in text, text
+
+
+def test_the_planners_choice_says_when_it_fits_only_with_offload(catalog):
+    from selector.api import run_fit
+    out = run_fit(catalog, {"model": "deepseek-r1", "gpu": "rtx-4090", "ram_gb": 512})
+    assert not out["fits"] and out["fits_with_offload"]
+    assert " is the highest precision that fits with offload " in out["quantization_choice"]["text"]
+    fits = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090"})["quantization_choice"]["text"]
+    assert " is the highest precision that fits among " in fits or " is the highest precision that fits (" in fits, fits
+
+
+def test_the_why_line_names_the_tree_and_the_measurements_in_a_few_words(catalog):
+    vllm = _cand(recommend(catalog, {"scale": "service", "need": "default"}), "vllm")
+    assert {"points": TREE_PRIOR[0], "text": "the decision tree's pick"} in vllm["why"]
+    result = recommend(catalog, {"scale": "local", "gpu": "rtx-4090d", "model": "deepseek-v3", "quantization": "gguf-q4-k-m", "ram_gb": 512})
+    name = catalog.name_of("models", "deepseek-v3")
+    shorts = {r["short"] for c in result["candidates"] for r in c["reasons"] if r["kind"] == "measured"}
+    assert shorts == {f"measured ahead on {name}", f"measured on {name}"}, shorts
+
+
+def test_the_planner_lists_other_engines_for_a_chosen_scheme_only_where_they_run_it(catalog):
+    from selector.api import run_fit
+    from selector.fit import documents
+    setup = {"model": "qwen3-235b-a22b", "gpu": "mi300x", "gpus": 2}
+    chosen = run_fit(catalog, setup)
+    quant, listed = chosen["quantization"], [e["engine"] for e in chosen["engines"]]
+    assert chosen["assumptions"]["quantization_chosen_by"] == "best-fit" and listed
+    # LMDeploy runs this scheme on other hardware, not on AMD Instinct: not priced with a scheme it cannot run here
+    assert "lmdeploy" not in listed and documents(catalog, catalog.engines["lmdeploy"], quant, None)
+    assert all(documents(catalog, catalog.engines[e], quant, "amd-instinct-cdna3") for e in listed)
+    # the scheme the reader gave: every other engine's own plan for it
+    given = run_fit(catalog, {**setup, "quantization": quant})
+    assert "lmdeploy" in [e["engine"] for e in given["engines"]]
