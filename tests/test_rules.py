@@ -389,6 +389,7 @@ def test_gpus_for_the_load_are_explained_with_the_kv_arithmetic(catalog):
     assert context["text"].startswith(f"At 200 sequences the longest context that fits is {cap['max_context_tokens']:,} tokens")
     wider = recommend(catalog, {"scale": "service", "model": "qwen3-32b", "gpu": "h100-sxm", "concurrency": 50})
     load = next(s for s in wider["suggestions"] if s["kind"] == "gpus-load")
+    assert "; 1 GPU leaves " in load["text"], load["text"]
     assert "in one tensor-parallel group hold all 50" in load["text"] and load["gpus"] < 13
 
 
@@ -615,3 +616,47 @@ def test_the_planner_lists_other_engines_for_a_chosen_scheme_only_where_they_run
     # the scheme the reader gave: every other engine's own plan for it
     given = run_fit(catalog, {**setup, "quantization": quant})
     assert "lmdeploy" in [e["engine"] for e in given["engines"]]
+
+
+def test_companions_are_what_the_relations_say(catalog):
+    for c in recommend(catalog, {"scale": "cluster"})["candidates"]:
+        engine = catalog.engines[c["engine"]]
+        assert c["companions"]
+        for x in c["companions"]:
+            mine = [r for r in engine.get("relations", []) if r["engine"] == x["engine"]]
+            theirs = [r for r in catalog.engines[x["engine"]].get("relations", []) if r["engine"] == engine["id"]]
+            rel = (mine + theirs)[0] if mine or theirs else None
+            assert rel, (c["engine"], x["engine"])  # a KV-cache layer is listed only when a relation ties it to the candidate
+            assert x["note"] == rel.get("note"), (c["engine"], x)
+
+
+def test_answer_path_measured_rows_and_suggestions_follow_the_answers(catalog):
+    result = recommend(catalog, {"scale": "service"})
+    assert result["path"][0] == {"id": catalog.tree["id"], "label": catalog.tree["question"]}
+    # the quoted rows lead with the precision stated
+    for quant, said in (("bf16", "in BF16"), ("fp8", "in FP8")):
+        rows = _cand(recommend(catalog, {"scale": "service", "gpu": "h100-sxm", "model": "llama-3.1-8b", "quantization": quant}), "vllm")["measured"]
+        assert rows and said in rows[0]["text"], (quant, [r["text"][:120] for r in rows])
+    # RAM for a CPU-only machine is not advice for a machine with a GPU
+    gpu = recommend(catalog, {"scale": "local", "model": "deepseek-r1", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 128})
+    assert not any("CPU-only machine" in s["text"] for s in gpu["suggestions"]), gpu["suggestions"]
+    cpu = recommend(catalog, {"scale": "local", "model": "llama-3.1-70b", "quantization": "bf16", "memory": "cpu", "ram_gb": 64})
+    assert any(s["text"].startswith("A CPU-only machine needs about ") for s in cpu["suggestions"]), cpu["suggestions"]
+
+
+def test_support_reasons_cite_the_row_and_an_offload_without_a_note_reads_whole(catalog):
+    entry = catalog.support(catalog.engines["vllm"], "formats", "gguf")
+    reason = next(r for r in _cand(recommend(catalog, {"scale": "service", "weights": "gguf"}), "vllm")["reasons"] if r["about"] == "format")
+    cited = catalog.cite(catalog.engines["vllm"], entry["source"])
+    assert reason["source"] == {"title": cited["title"], "url": cited["url"]}
+    import copy
+    from selector.catalog import Catalog
+    raw = copy.deepcopy(catalog.raw)
+    raw["engines"]["llama-cpp"]["features"]["cpu_offload"].pop("note")
+    result = recommend(Catalog(raw), {"scale": "local", "need": "huge-moe-low-vram", "model": "deepseek-r1",
+                                      "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
+    experts = next(r for r in _cand(result, "llama-cpp")["reasons"] if r["short"] == "keeps the experts in host RAM")
+    assert experts["text"].endswith("this engine does exactly that"), experts["text"]
+    from selector.api import run_fit
+    shipped = run_fit(catalog, {"model": "qwen3-8b", "gpu": "rtx-4090"})["quantization_choice"]
+    assert shipped["text"] == "No quantization asked: Qwen3-8B as shipped (BF16 (bfloat16)) fits.", shipped
