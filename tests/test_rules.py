@@ -660,3 +660,11 @@ def test_support_reasons_cite_the_row_and_an_offload_without_a_note_reads_whole(
     from selector.api import run_fit
     shipped = run_fit(catalog, {"model": "qwen3-8b", "gpu": "rtx-4090"})["quantization_choice"]
     assert shipped["text"] == "No quantization asked: Qwen3-8B as shipped (BF16 (bfloat16)) fits.", shipped
+
+
+def test_gpu_counts_are_listed_for_the_answers_scheme_then_the_widest(catalog):
+    result = recommend(catalog, {"scale": "service", "gpu": "l40s", "model": "gpt-oss-120b"})
+    listed = [(s["quantization"], s["gpus"]) for s in result["suggestions"] if s["kind"] == "gpus"]
+    bits = [catalog.quantization[q]["bits_per_weight"] for q, _ in listed]
+    assert len(listed) >= 3 and listed[0][0] == result["fit"]["quantization"], listed
+    assert bits[1:] == sorted(bits[1:], reverse=True), listed
