@@ -668,3 +668,51 @@ def test_gpu_counts_are_listed_for_the_answers_scheme_then_the_widest(catalog):
     bits = [catalog.quantization[q]["bits_per_weight"] for q, _ in listed]
     assert len(listed) >= 3 and listed[0][0] == result["fit"]["quantization"], listed
     assert bits[1:] == sorted(bits[1:], reverse=True), listed
+
+
+def test_small_rules_of_the_answer(catalog):
+    """Each assertion tells a survivor of the fourth mutation sample (seed 53) from the code."""
+    import copy
+    from selector.api import run_fit
+    from selector.catalog import Catalog
+    from selector.rules import _distributed, _figure
+    # the cluster answer names the companions of its leaf
+    dynamo = _cand(recommend(catalog, {"scale": "cluster"}), "dynamo")
+    line = next(r["text"] for r in dynamo["reasons"] if r["kind"] == "companions")
+    assert line.startswith("Runs with: ") and catalog.engines["mooncake"]["name"] in line, line
+    # a CPU-only or unified machine is one device at any scale
+    for memory in ("cpu", "unified"):
+        assert not _distributed(catalog, {"memory": memory}, {"scale": "service"})
+    assert _distributed(catalog, {}, {"scale": "service"})
+    # figures of 100 and more without decimals
+    assert (_figure(100), _figure(100.4), _figure(99.94)) == ("100", "100", "99.9")
+    # every other engine of the planner with its own KV tokens by memory
+    out = run_fit(catalog, {"model": "qwen3-32b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090"})
+    assert out["engines"]
+    for row in out["engines"]:
+        own = run_fit(catalog, {"model": "qwen3-32b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "engine": row["engine"]})
+        assert row["kv_tokens_memory"] == own["capacity"]["kv_tokens_memory"] is not None, row
+    # whole-layer offload costs nothing when the engine documents it fully
+    layers = recommend(catalog, {"scale": "local", "gpu": "rtx-4090", "model": "llama-3.1-70b", "quantization": "gguf-q4-k-m", "ram_gb": 64})
+    said = [(c["engine"], r["points"]) for c in layers["candidates"] for r in c["reasons"]
+            if r["text"] == "Fits with weights in host RAM (CPU offload: yes)"]
+    assert said and all(points == 0 for _, points in said), said
+    # a quantization the reader gave: GPU counts only in it
+    given = recommend(catalog, {"scale": "service", "gpu": "h100-sxm", "model": "deepseek-r1", "quantization": "fp8"})
+    assert [s["quantization"] for s in given["suggestions"] if s["kind"] == "gpus"] == ["fp8"]
+    # a documented "no" names what the engine does support
+    amd = recommend(catalog, {"scale": "service", "hardware": "amd-instinct-cdna3"})
+    trt = next(x for x in amd["excluded"] if x["engine"] == "tensorrt-llm")
+    listed = [catalog.name_of("hardware", e["id"]) for e in catalog.engines["tensorrt-llm"]["hardware"] if e["support"] != "no"]
+    assert listed and trt["reasons"][0]["text"].endswith("; documented: " + ", ".join(listed)), trt["reasons"][0]["text"]
+    # a gated workload nobody documented costs 8, a documented one cites its source
+    raw = copy.deepcopy(catalog.raw)
+    del raw["engines"]["vllm"]["features"]["multi_lora"]
+    gap = next(r for r in _cand(recommend(Catalog(raw), {"scale": "service", "workload": ["multi-lora"]}), "vllm")["reasons"]
+               if r["kind"] == "workload-gap")
+    assert gap["points"] == -8
+    fact = catalog.engines["vllm"]["features"]["multi_lora"]
+    said = next(r for r in _cand(recommend(catalog, {"scale": "service", "workload": ["multi-lora"]}), "vllm")["reasons"]
+                if r["kind"] == "workload")
+    cited = catalog.cite(catalog.engines["vllm"], fact["source"])
+    assert said["source"] == {"title": cited["title"], "url": cited["url"]}
