@@ -90,7 +90,8 @@ clean:
 # Mutation testing (not part of `make test`): mutmut (requirements-mutation.txt) on selector/rules.py, fit.py and
 # inputs.py against their fast tests, a score per module; then hand-made mutations of the page scripts against
 # the browser tests (tests/mutation/js_mutations.py). At most two test processes, niced. All of mutmut's ~6,000
-# mutants take hours on two shared cores: MUTATION_ARGS="--sample 150" checks a seeded sample per module instead.
+# mutants take hours on two shared cores: MUTATION_ARGS="--sample 150" checks a seeded sample per module instead
+# (add --module selector.rules for one module).
 .PHONY: mutation mutation-js
 MUTATION_ARGS ?=
 mutation: setup chromium

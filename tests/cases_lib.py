@@ -21,6 +21,7 @@ Expectation keys (all optional):
   fallback                  true: some candidate comes from a fallback tier
   fit                       {key: value} of the fit estimate
   leaf                      the tree leaf taken
+  inferred                  every fragment appears in why the leaf was inferred (the leaf's own entry of the path)
   no_candidates             true: the answer is empty (with a warning)
   fired                     rules that must fire (CPython only)
   order_before              [[a, b], ...]: a is a candidate and b is not, or comes after a
@@ -30,7 +31,7 @@ Expectation keys (all optional):
   companions_include_any    some candidate lists one of these companions
   suggestion_before         [a, b]: fragment a appears in the suggestions, before b if b appears at all
 Invariants of every answer: scores never increase down the list, each score is the sum of its reasons' points,
-and the "why this order" line is made of the reasons with the largest points.
+the "why this order" line is made of the reasons with the largest points, and no sentence says "None".
 Every non-invalid case must have candidates unless it says no_candidates.
 """
 
@@ -121,6 +122,9 @@ def check_result(result, expect):
         assert any(c.get("fallback") for c in result["candidates"]) == expect["fallback"], cands
     if "leaf" in expect:
         assert result["path"][-1]["id"] == expect["leaf"]
+    for fragment in expect.get("inferred", []):
+        said = result["path"][-1].get("inferred") or ""
+        assert fragment in said, f"{fragment!r} not in why the leaf was inferred: {said!r}"
     if expect.get("no_candidates"):
         assert cands == [] and result["warnings"], result
     else:
@@ -139,6 +143,11 @@ def check_result(result, expect):
     assert scores == sorted(scores, reverse=True), f"displayed order disagrees with scores: {list(zip(cands, scores))}"
     for x in result["excluded"]:
         assert x["reasons"], x
+    # a missing value printed into a sentence
+    said = [t for c in result["candidates"] for r in c["reasons"] if isinstance(r, dict) for t in (r["text"], r["short"])]
+    said += result["warnings"] + [s["text"] for s in result.get("suggestions", [])]
+    said += [t for c in result["candidates"] + result["excluded"] for t in texts(c["reasons"])]
+    assert not [t for t in said if "None" in t], [t for t in said if "None" in t]
     if not cands:
         assert result["warnings"]
 

@@ -1,12 +1,14 @@
 """The selector's rules, table-driven from tests/cases/*.yaml: a case per tree leaf, per gate, per bad input."""
 
 import json
+import re
 
 import pytest
 
 from cases_lib import check_result, load_cases
 from selector.inputs import InputError
-from selector.rules import ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, FIT_TIGHTER, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES, TREE_PRIOR, Trace, recommend
+from selector.rules import (ALSO_PRIOR, DEFAULT_ALSO, DEFAULT_PRIOR, FIT_TIGHTER, MEASURED_POINTS, OUTRANKED, PRIORITY_FACT, PENALTY, RULES,
+                            TREE_PRIOR, Trace, quantization_support, recommend)
 
 CASES = load_cases()
 FIRED = set()
@@ -384,8 +386,15 @@ def test_gpus_for_the_load_are_explained_with_the_kv_arithmetic(catalog):
     assert load["gpus"] == 16 and "as 2 copies of this 8-GPU setup" in load["text"]
     native = next(s for s in result["suggestions"] if s["kind"] == "weights")
     assert native["quantization"] == "fp8" and "which NVIDIA Hopper computes natively" in native["text"]
+    from selector.fit import estimate
+    fp8 = estimate(catalog, "llama-3.3-70b", "fp8", gpu="h100-sxm", gpus=8, concurrency=200, profile="server")
+    assert f"({fp8['weights_gb']:g} GB instead of {result['fit']['weights_gb']:g} GB)" in native["text"], native["text"]
+    assert f"room for {fp8['capacity']['max_sequences']:,} sequences" in native["text"]
+    context = next(s for s in result["suggestions"] if s["kind"] == "context")
+    assert context["text"].startswith(f"At 200 sequences the longest context that fits is {cap['max_context_tokens']:,} tokens")
     wider = recommend(catalog, {"scale": "service", "model": "qwen3-32b", "gpu": "h100-sxm", "concurrency": 50})
     load = next(s for s in wider["suggestions"] if s["kind"] == "gpus-load")
+    assert "; 1 GPU leaves " in load["text"], load["text"]
     assert "in one tensor-parallel group hold all 50" in load["text"] and load["gpus"] < 13
 
 
@@ -464,3 +473,251 @@ def test_an_engines_own_plan_that_is_tighter_costs_points_and_more_weights_rule_
     assert ok is None and out["text"] == "The model does not fit the memory given"
     out, ok = _fit_reason(catalog, engine, own, "service", Trace(), {**planned, "fits": False})
     assert ok is None and out["text"].startswith("The model does not fit the memory given")
+
+
+def test_the_planner_calls_one_gpu_of_up_to_48_gib_local_and_anything_else_a_service(catalog):
+    from selector.rules import default_engines
+
+    def scale(**answers):
+        return default_engines(catalog, {"model": "llama-3.1-8b", **answers})["scale"]
+    assert scale(gpu="rtx-4090") == scale(gpu_memory_gb=48) == scale(gpu="apple-m3-max") == scale(memory="cpu", ram_gb=64) == "local"
+    assert scale(gpu="rtx-4090", gpus=2) == scale(gpu="h100-sxm") == scale(gpu_memory_gb=49) == "service"
+    assert scale(gpu="h100-sxm", quantization="gguf-q4-k-m") == "local"  # a GGUF file is a desktop runtime's
+
+
+def test_measured_latency_is_quoted_from_the_model_or_its_size(catalog):
+    result = recommend(catalog, {"scale": "service", "priority": "latency", "gpu": "h100-sxm", "model": "llama-3.1-8b"})
+    said = [r["text"] for c in result["candidates"] for r in c["reasons"] if r["text"].startswith("Measured latency: ")]
+    assert said, "no candidate quotes its measured time to first token and per output token"
+    for text in said:
+        assert "median time to first token" in text and " ms and per output token " in text, text
+        assert text.endswith(("(the same model as yours)", "(the same family and size as yours)")), text
+        assert "× NVIDIA H100 SXM," in text, text  # the stated GPU's rows, not its family's
+
+
+def test_fact_reasons_quote_the_engine_files_note(catalog):
+    entry = catalog.support(catalog.engines["vllm"], "formats", "gguf")
+    gguf = recommend(catalog, {"scale": "service", "weights": "gguf"})
+    said = [r["text"] for r in _cand(gguf, "vllm")["reasons"] if r["about"] == "format"]
+    assert entry["note"] and any(f"({entry['note']})" in t for t in said), said
+    offload = recommend(catalog, {"scale": "local", "need": "huge-moe-low-vram", "model": "deepseek-r1",
+                                  "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
+    fact = catalog.engines["llama-cpp"]["features"]["cpu_offload"]
+    experts = next(r for r in _cand(offload, "llama-cpp")["reasons"] if r["short"] == "keeps the experts in host RAM")
+    assert fact["note"] and experts["text"].endswith(f"this engine does exactly that ({fact['note']})"), experts["text"]
+    # a priority's feature without methods: its value and note, nothing between
+    fact = catalog.engines["vllm"]["features"]["continuous_batching"]
+    throughput = recommend(catalog, {"scale": "service", "priority": "throughput"})
+    text = next(r["text"] for r in _cand(throughput, "vllm")["reasons"] if r["text"].startswith("Continuous batching for throughput"))
+    assert not fact.get("methods")
+    assert text == f"Continuous batching for throughput per gpu: {fact['value']}" + (f" ({fact['note']})" if fact.get("note") else "")
+
+
+def test_continuous_batching_of_a_service_is_said_in_a_few_words(catalog):
+    result = recommend(catalog, {"scale": "service", "hardware": "intel-gpu"})
+    found = [(c, r) for c in result["candidates"] for r in c["reasons"] if r["text"].startswith("Continuous batching for many users")]
+    assert found, "no candidate short of continuous batching here"
+    for c, r in found:
+        value = catalog.engines[c["engine"]]["features"]["continuous_batching"]["value"]
+        assert r["points"] < 0 and r["short"] == f"continuous batching: {value}", r
+        assert {"points": r["points"], "text": r["short"]} in c["why"], c["why"]
+
+
+def test_an_engine_the_matrix_does_not_score_is_ranked_as_average(catalog):
+    import copy
+    from selector.catalog import Catalog
+    raw = copy.deepcopy(catalog.raw)
+    for dim in raw["matrix"].values():
+        dim["scores"].pop("vllm")
+    result = recommend(Catalog(raw), {"scale": "service"})
+    vllm = _cand(result, "vllm")
+    # unknown is not no: no matrix points either way, the tree's default prior stands
+    assert not any(r["kind"] == "matrix" for r in vllm["reasons"]) and vllm["score"] == DEFAULT_PRIOR[0]
+
+
+def test_no_preference_that_fits_only_with_a_quantized_cache_plans_that_cache(catalog):
+    from selector.api import run_fit
+    # 128K tokens of Qwen3-8B's 16-bit KV cache alone take more than the 16 GB card
+    out = run_fit(catalog, {"model": "qwen3-8b", "gpu": "rtx-4080", "context_tokens": 131072})
+    choice = out["quantization_choice"]
+    assert choice["chosen_by"] == "best-fit" and choice["kv_asked"] and out["fits"]
+    assert out["kv_cache"] == choice["kv_cache"] is not None and out["quantization"] == choice["quantization"]
+
+
+def test_rows_quoted_for_a_hardware_family_are_on_that_family(catalog):
+    quoted = 0
+    for family in ("nvidia-hopper", "nvidia-ada"):
+        names = [g["name"] for g in catalog.gpus.values() if g["hardware"] == family]
+        result = recommend(catalog, {"scale": "service", "hardware": family, "model": "llama-3.1-8b"})
+        for c in result["candidates"]:
+            for row in c["measured"]:
+                quoted += 1
+                assert any(f"× {name}," in row["text"] for name in names), (family, row["text"])
+    assert quoted
+
+
+def test_an_offload_the_engine_cannot_do_rules_it_out_with_its_source(catalog):
+    answers = {"scale": "local", "model": "qwen3-30b-a3b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8, "ram_gb": 32}
+    result = recommend(catalog, answers)
+    for x in result["excluded"]:
+        fact = catalog.engines[x["engine"]]["features"]["cpu_offload"]
+        said = [r for r in x["reasons"] if "keeps no weights in host RAM" in r["text"]]
+        assert bool(said) == (fact["value"] == "no"), x
+        for r in said:
+            assert r["source"] == {k: catalog.cite(catalog.engines[x["engine"]], fact["source"])[k] for k in ("title", "url")}
+    assert any("keeps no weights in host RAM" in r["text"] for x in result["excluded"] for r in x["reasons"])
+    # undocumented offload costs what any undocumented fact costs
+    import copy
+    from selector.catalog import Catalog
+    raw = copy.deepcopy(catalog.raw)
+    del raw["engines"]["llama-cpp"]["features"]["cpu_offload"]
+    gap = next(r for r in _cand(recommend(Catalog(raw), answers), "llama-cpp")["reasons"] if "CPU offload is not documented" in r["text"])
+    assert gap["points"] == PENALTY["unknown"] and gap["kind"] == "gap"
+
+
+def test_quantization_reasons_and_suggestions_say_it_plainly(catalog):
+    result = recommend(catalog, {"scale": "local", "model": "qwen3-30b-a3b", "quantization": "gguf-q4-k-m", "gpu_memory_gb": 8, "ram_gb": 32})
+    for c in result["candidates"]:
+        state, row = quantization_support(catalog, catalog.engines[c["engine"]], "gguf-q4-k-m", None)
+        said = next(r["text"] for r in c["reasons"] if r["about"] == "quantization")
+        assert row["note"] and said == f"Runs GGUF Q4_K_M ({row['note']})", said
+    fitting = recommend(catalog, {"scale": "local", "gpu": "rtx-4090", "model": "qwen3-32b", "quantization": "bf16"})
+    text = next(s["text"] for s in fitting["suggestions"] if s["kind"] == "quantization")
+    assert re.fullmatch(r"Quantizations that fit this memory and that these engines run: "
+                        r"[^;()]+ \([\d.]+ GB of weights\)(; [^;()]+ \([\d.]+ GB of weights\)){1,2}\.", text), text
+    tight = recommend(catalog, {"scale": "local", "gpu": "rtx-4090", "model": "qwen3-235b-a22b", "quantization": "bf16", "ram_gb": 192})
+    text = next(s["text"] for s in tight["suggestions"] if s["kind"] == "quantization")
+    assert ", experts in host RAM)" in text, text
+
+
+def test_the_planners_choice_says_when_it_fits_only_with_offload(catalog):
+    from selector.api import run_fit
+    out = run_fit(catalog, {"model": "deepseek-r1", "gpu": "rtx-4090", "ram_gb": 512})
+    assert not out["fits"] and out["fits_with_offload"]
+    assert " is the highest precision that fits with offload " in out["quantization_choice"]["text"]
+    fits = run_fit(catalog, {"model": "qwen3-32b", "gpu": "rtx-4090"})["quantization_choice"]["text"]
+    assert " is the highest precision that fits among " in fits or " is the highest precision that fits (" in fits, fits
+
+
+def test_the_why_line_names_the_tree_and_the_measurements_in_a_few_words(catalog):
+    vllm = _cand(recommend(catalog, {"scale": "service", "need": "default"}), "vllm")
+    assert {"points": TREE_PRIOR[0], "text": "the decision tree's pick"} in vllm["why"]
+    result = recommend(catalog, {"scale": "local", "gpu": "rtx-4090d", "model": "deepseek-v3", "quantization": "gguf-q4-k-m", "ram_gb": 512})
+    name = catalog.name_of("models", "deepseek-v3")
+    shorts = {r["short"] for c in result["candidates"] for r in c["reasons"] if r["kind"] == "measured"}
+    assert shorts == {f"measured ahead on {name}", f"measured on {name}"}, shorts
+
+
+def test_the_planner_lists_other_engines_for_a_chosen_scheme_only_where_they_run_it(catalog):
+    from selector.api import run_fit
+    from selector.fit import documents
+    setup = {"model": "qwen3-235b-a22b", "gpu": "mi300x", "gpus": 2}
+    chosen = run_fit(catalog, setup)
+    quant, listed = chosen["quantization"], [e["engine"] for e in chosen["engines"]]
+    assert chosen["assumptions"]["quantization_chosen_by"] == "best-fit" and listed
+    # LMDeploy runs this scheme on other hardware, not on AMD Instinct: not priced with a scheme it cannot run here
+    assert "lmdeploy" not in listed and documents(catalog, catalog.engines["lmdeploy"], quant, None)
+    assert all(documents(catalog, catalog.engines[e], quant, "amd-instinct-cdna3") for e in listed)
+    # the scheme the reader gave: every other engine's own plan for it
+    given = run_fit(catalog, {**setup, "quantization": quant})
+    assert "lmdeploy" in [e["engine"] for e in given["engines"]]
+
+
+def test_companions_are_what_the_relations_say(catalog):
+    for c in recommend(catalog, {"scale": "cluster"})["candidates"]:
+        engine = catalog.engines[c["engine"]]
+        assert c["companions"]
+        for x in c["companions"]:
+            mine = [r for r in engine.get("relations", []) if r["engine"] == x["engine"]]
+            theirs = [r for r in catalog.engines[x["engine"]].get("relations", []) if r["engine"] == engine["id"]]
+            rel = (mine + theirs)[0] if mine or theirs else None
+            assert rel, (c["engine"], x["engine"])  # a KV-cache layer is listed only when a relation ties it to the candidate
+            assert x["note"] == rel.get("note"), (c["engine"], x)
+
+
+def test_answer_path_measured_rows_and_suggestions_follow_the_answers(catalog):
+    result = recommend(catalog, {"scale": "service"})
+    assert result["path"][0] == {"id": catalog.tree["id"], "label": catalog.tree["question"]}
+    # the quoted rows lead with the precision stated
+    for quant, said in (("bf16", "in BF16"), ("fp8", "in FP8")):
+        rows = _cand(recommend(catalog, {"scale": "service", "gpu": "h100-sxm", "model": "llama-3.1-8b", "quantization": quant}), "vllm")["measured"]
+        assert rows and said in rows[0]["text"], (quant, [r["text"][:120] for r in rows])
+    # RAM for a CPU-only machine is not advice for a machine with a GPU
+    gpu = recommend(catalog, {"scale": "local", "model": "deepseek-r1", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 128})
+    assert not any("CPU-only machine" in s["text"] for s in gpu["suggestions"]), gpu["suggestions"]
+    cpu = recommend(catalog, {"scale": "local", "model": "llama-3.1-70b", "quantization": "bf16", "memory": "cpu", "ram_gb": 64})
+    assert any(s["text"].startswith("A CPU-only machine needs about ") for s in cpu["suggestions"]), cpu["suggestions"]
+
+
+def test_support_reasons_cite_the_row_and_an_offload_without_a_note_reads_whole(catalog):
+    entry = catalog.support(catalog.engines["vllm"], "formats", "gguf")
+    reason = next(r for r in _cand(recommend(catalog, {"scale": "service", "weights": "gguf"}), "vllm")["reasons"] if r["about"] == "format")
+    cited = catalog.cite(catalog.engines["vllm"], entry["source"])
+    assert reason["source"] == {"title": cited["title"], "url": cited["url"]}
+    import copy
+    from selector.catalog import Catalog
+    raw = copy.deepcopy(catalog.raw)
+    raw["engines"]["llama-cpp"]["features"]["cpu_offload"].pop("note")
+    result = recommend(Catalog(raw), {"scale": "local", "need": "huge-moe-low-vram", "model": "deepseek-r1",
+                                      "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "ram_gb": 512})
+    experts = next(r for r in _cand(result, "llama-cpp")["reasons"] if r["short"] == "keeps the experts in host RAM")
+    assert experts["text"].endswith("this engine does exactly that"), experts["text"]
+    from selector.api import run_fit
+    shipped = run_fit(catalog, {"model": "qwen3-8b", "gpu": "rtx-4090"})["quantization_choice"]
+    assert shipped["text"] == "No quantization asked: Qwen3-8B as shipped (BF16 (bfloat16)) fits.", shipped
+
+
+def test_gpu_counts_are_listed_for_the_answers_scheme_then_the_widest(catalog):
+    result = recommend(catalog, {"scale": "service", "gpu": "l40s", "model": "gpt-oss-120b"})
+    listed = [(s["quantization"], s["gpus"]) for s in result["suggestions"] if s["kind"] == "gpus"]
+    bits = [catalog.quantization[q]["bits_per_weight"] for q, _ in listed]
+    assert len(listed) >= 3 and listed[0][0] == result["fit"]["quantization"], listed
+    assert bits[1:] == sorted(bits[1:], reverse=True), listed
+
+
+def test_small_rules_of_the_answer(catalog):
+    """Each assertion tells a survivor of the fourth mutation sample (seed 53) from the code."""
+    import copy
+    from selector.api import run_fit
+    from selector.catalog import Catalog
+    from selector.rules import _distributed, _figure
+    # the cluster answer names the companions of its leaf
+    dynamo = _cand(recommend(catalog, {"scale": "cluster"}), "dynamo")
+    line = next(r["text"] for r in dynamo["reasons"] if r["kind"] == "companions")
+    assert line.startswith("Runs with: ") and catalog.engines["mooncake"]["name"] in line, line
+    # a CPU-only or unified machine is one device at any scale
+    for memory in ("cpu", "unified"):
+        assert not _distributed(catalog, {"memory": memory}, {"scale": "service"})
+    assert _distributed(catalog, {}, {"scale": "service"})
+    # figures of 100 and more without decimals
+    assert (_figure(100), _figure(100.4), _figure(99.94)) == ("100", "100", "99.9")
+    # every other engine of the planner with its own KV tokens by memory
+    out = run_fit(catalog, {"model": "qwen3-32b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090"})
+    assert out["engines"]
+    for row in out["engines"]:
+        own = run_fit(catalog, {"model": "qwen3-32b", "quantization": "gguf-q4-k-m", "gpu": "rtx-4090", "engine": row["engine"]})
+        assert row["kv_tokens_memory"] == own["capacity"]["kv_tokens_memory"] is not None, row
+    # whole-layer offload costs nothing when the engine documents it fully
+    layers = recommend(catalog, {"scale": "local", "gpu": "rtx-4090", "model": "llama-3.1-70b", "quantization": "gguf-q4-k-m", "ram_gb": 64})
+    said = [(c["engine"], r["points"]) for c in layers["candidates"] for r in c["reasons"]
+            if r["text"] == "Fits with weights in host RAM (CPU offload: yes)"]
+    assert said and all(points == 0 for _, points in said), said
+    # a quantization the reader gave: GPU counts only in it
+    given = recommend(catalog, {"scale": "service", "gpu": "h100-sxm", "model": "deepseek-r1", "quantization": "fp8"})
+    assert [s["quantization"] for s in given["suggestions"] if s["kind"] == "gpus"] == ["fp8"]
+    # a documented "no" names what the engine does support
+    amd = recommend(catalog, {"scale": "service", "hardware": "amd-instinct-cdna3"})
+    trt = next(x for x in amd["excluded"] if x["engine"] == "tensorrt-llm")
+    listed = [catalog.name_of("hardware", e["id"]) for e in catalog.engines["tensorrt-llm"]["hardware"] if e["support"] != "no"]
+    assert listed and trt["reasons"][0]["text"].endswith("; documented: " + ", ".join(listed)), trt["reasons"][0]["text"]
+    # a gated workload nobody documented costs 8, a documented one cites its source
+    raw = copy.deepcopy(catalog.raw)
+    del raw["engines"]["vllm"]["features"]["multi_lora"]
+    gap = next(r for r in _cand(recommend(Catalog(raw), {"scale": "service", "workload": ["multi-lora"]}), "vllm")["reasons"]
+               if r["kind"] == "workload-gap")
+    assert gap["points"] == -8
+    fact = catalog.engines["vllm"]["features"]["multi_lora"]
+    said = next(r for r in _cand(recommend(catalog, {"scale": "service", "workload": ["multi-lora"]}), "vllm")["reasons"]
+                if r["kind"] == "workload")
+    cited = catalog.cite(catalog.engines["vllm"], fact["source"])
+    assert said["source"] == {"title": cited["title"], "url": cited["url"]}

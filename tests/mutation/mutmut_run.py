@@ -1,11 +1,12 @@
 """`make mutation`: mutmut on selector/rules.py, fit.py and inputs.py, then a score per module.
 
 mutmut (pinned in requirements-mutation.txt, configured in pyproject.toml [tool.mutmut]) works on a copy of
-the tree in build/mutation (selector/, data/, tests/, README.md, pyproject.toml), so the worktree never gets
+the tree in build/mutation (selector/, datatools/, data/, tests/, README.md, pyproject.toml), so the worktree never gets
 a mutants/ folder. Results are kept there: a second run only checks what changed.
 
-    python tests/mutation/mutmut_run.py [--sample N] [--seed S] [--max-children 2] [--min-score 90]
+    python tests/mutation/mutmut_run.py [--module selector.rules] [--sample N] [--seed S] [--max-children 2] [--min-score 90]
 
+--module M (repeatable) mutates and scores only that module (mutmut's only_mutate narrowed in the copy).
 --sample N checks N mutants per module drawn at random (seeded: the same N and seed give the same mutants)
 instead of all of them (about 6,000; a full run takes hours on two shared cores). Mutants already killed
 are not run again; every other one is (tests may have been added since). The score is killed / checked:
@@ -27,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 WORK = ROOT / "build" / "mutation"
 MODULES = ("selector.rules", "selector.fit", "selector.inputs")
-COPY = ("selector", "data", "tests", "README.md", "pyproject.toml")
+COPY = ("selector", "datatools", "data", "tests", "README.md", "pyproject.toml")
 KILLED = {"killed", "timeout", "caught by type check"}
 
 
-def prepare():
+def prepare(modules=MODULES):
     WORK.mkdir(parents=True, exist_ok=True)
     for name in COPY:
         src, dst = ROOT / name, WORK / name
@@ -43,6 +44,14 @@ def prepare():
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "mutation"))
         else:
             shutil.copy2(src, dst)
+    # only the chosen modules are mutated: generating the others' mutants costs minutes and their trampolines
+    # slow every test run
+    files = ", ".join(f'"{m.replace(".", "/")}.py"' for m in modules)
+    conf = WORK / "pyproject.toml"
+    text, n = re.subn(r"(?m)^only_mutate = \[.*\]$", f"only_mutate = [{files}]", conf.read_text())
+    if n != 1:
+        sys.exit("pyproject.toml: [tool.mutmut] only_mutate not found on one line")
+    conf.write_text(text)
 
 
 def mutmut(*args, check=True):
@@ -65,14 +74,15 @@ def module_of(name):
     return next((m for m in MODULES if name.startswith(m + ".")), None)
 
 
-def choose(known, sample, seed):
-    """Every mutant of the three modules, or `sample` of each drawn with `seed` (the same draw every time)."""
-    names = sorted(n for n in known if module_of(n))
+def choose(known, sample, seed, modules=MODULES):
+    """Every mutant of `modules`, or `sample` of each drawn with `seed` (the same draw every time)."""
+    names = sorted(n for n in known if module_of(n) in modules)
     if not sample:
         return names
-    rng = random.Random(seed)
     out = []
-    for module in MODULES:
+    for module in modules:
+        # a seed per module (seed + its place in MODULES): its sample is the same whether it runs alone or not
+        rng = random.Random(seed + MODULES.index(module))
         mine = [n for n in names if module_of(n) == module]
         out += rng.sample(mine, min(sample, len(mine)))
     return out
@@ -80,18 +90,20 @@ def choose(known, sample, seed):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--module", action="append", choices=MODULES, help="only this module (repeatable; default: all three)")
     parser.add_argument("--sample", type=int, help="mutants per module, drawn at random (default: all)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument("--min-score", type=float, default=90.0)
     parser.add_argument("--no-run", action="store_true", help="only print the scores of the last run")
     args = parser.parse_args(argv)
+    modules = tuple(m for m in MODULES if m in (args.module or MODULES))
     if not args.no_run:
-        prepare()
+        prepare(modules)
         # generate the mutants (and the map of which tests reach which function) without checking any
-        mutmut("run", "--max-children", str(args.max_children), "selector.inputs.x__no_such_mutant*", check=False)
+        mutmut("run", "--max-children", str(args.max_children), f"{modules[0]}.x__no_such_mutant*", check=False)
     known = results()
-    names = choose(known, args.sample, args.seed)
+    names = choose(known, args.sample, args.seed, modules)
     if not args.no_run:
         # a mutant once killed stays killed when tests are added; the others (survived, no tests, not checked) are
         # checked (again): mutmut alone would keep a survivor's old verdict after the tests changed
@@ -106,7 +118,7 @@ def main(argv=None):
     failed = False
     report = {}
     print("\nmutation score (killed / checked), per module:")
-    for module in MODULES:
+    for module in modules:
         statuses = Counter(v for k, v in found.items() if module_of(k) == module)
         checked = sum(statuses.values())
         killed = sum(n for s, n in statuses.items() if s in KILLED)
