@@ -370,11 +370,12 @@ def memory_plan(catalog, engine_id, mode, profile=None, device_gib=None, gpus=1,
 def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, ram_gb=None, context_tokens=None,
              concurrency=None, kv_quantization=None, gpu=None, memory=None, engine=None, bandwidth_gbs=None,
              ram_bandwidth_gbs=None, dp_attention=False, with_table=False, profile=None, memory_fraction=None,
-             batched_tokens=None, max_seqs=None, experts_on_host=False, typical=True, tensor_parallel=None):
+             batched_tokens=None, max_seqs=None, experts_on_host=False, typical=True, tensor_parallel=None, kv_chosen=False):
     """The fit answer as a dict; ids must already be valid (see :func:`selector.inputs.clean_answers`).
     ``experts_on_host``: the routed experts live in host RAM and run on the CPU whatever fits (KTransformers' rule).
     ``tensor_parallel``: the size of each tensor-parallel group (the GPUs form ``gpus // tensor_parallel`` replicas);
-    unset, the planner picks it (:func:`_layout_sizes`)."""
+    unset, the planner picks it (:func:`_layout_sizes`).
+    ``kv_chosen``: ``kv_quantization`` is the planner's pick for the reader, not the reader's answer."""
     args = dict(locals())
     defaults = catalog.questions["fit_defaults"]
     model = catalog.models[model_id]
@@ -382,7 +383,7 @@ def estimate(catalog, model_id, quantization=None, gpus=1, gpu_memory_gb=None, r
     quant = catalog.quantization[quant_id]
     context = min(context_tokens or defaults["context_tokens"], 10**8)
     sequences = concurrency or defaults["concurrency"]
-    kv_from = "asked" if kv_quantization else "16-bit"
+    kv_from = ("chosen" if kv_chosen else "asked") if kv_quantization else "16-bit"
     kv_note = None
     if not kv_quantization:
         hardware = (catalog.gpus.get(gpu) or {}).get("hardware") if gpu else None

@@ -270,7 +270,7 @@ def launch_command(catalog, fit, engine_id=None, speculative=False):
         plan.append((frac, f"{a['memory_fraction']:g}"))
     elif a.get("fraction_from") == "auto":
         notes.append(f"{name} picks its memory share itself ({a['memory_fraction']:g} here), so the command leaves it out.")
-    if kv and a.get("kv_cache_from") == "asked":
+    if kv and a.get("kv_cache_from") in ("asked", "chosen"):
         kv_entry = _one(flags, "kv_cache")
         if kv_entry is None or kv not in kv_entry.get("values", {}):
             return _refuse(f"The plan keeps the KV cache in {catalog.quantization[kv]['name']}; the data has no {name} "

@@ -474,8 +474,10 @@ def fit_answer(catalog, answers, with_table=True):
     if not quant:
         choice = _quantization_choice(catalog, answers, args, table, chosen["engines"] if chosen else [args["engine"]])
         if choice["chosen_by"] == "best-fit":
+            picked_kv = not args.get("kv_quantization") and choice["kv_asked"]
             args = {**args, "engine": choice["engine"] if chosen is not None else args["engine"],
-                    "kv_quantization": args.get("kv_quantization") or (choice["kv_cache"] if choice["kv_asked"] else None)}
+                    "kv_quantization": choice["kv_cache"] if picked_kv else args.get("kv_quantization"),
+                    **({"kv_chosen": True} if picked_kv else {})}
             quant = choice["quantization"]
     out = estimate(catalog, answers["model"], quant, **args)
     if with_table:

@@ -72,7 +72,7 @@ def assert_consistent(catalog, fit, launch):
         assert read["memory_fraction"] == pytest.approx(a["memory_fraction"])
     else:
         assert read["memory_fraction"] is None, "a share the plan did not ask for must stay the engine's"
-    if a["kv_cache_from"] == "asked":
+    if a["kv_cache_from"] in ("asked", "chosen"):
         assert read["kv_cache"] == fit["kv_cache"]
     else:
         assert read["kv_cache"] is None
