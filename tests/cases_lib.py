@@ -43,6 +43,14 @@ CASES_DIR = Path(__file__).resolve().parent / "cases"
 KINDS = ("tree", "gates", "expert", "invalid")
 
 
+def load_case_file(name):
+    """One case file of tests/cases/, its ids checked unique."""
+    cases = yaml.safe_load((CASES_DIR / f"{name}.yaml").read_text())
+    ids = [c["id"] for c in cases]
+    assert len(ids) == len(set(ids)), f"duplicate case ids in {name}.yaml"
+    return cases
+
+
 def load_cases(kinds=KINDS):
     cases = []
     for kind in kinds:
@@ -179,10 +187,7 @@ def check_result(result, expect):
 #   error                      the answer is refused naming this key (one-line message)
 
 def load_fit_cases():
-    cases = yaml.safe_load((CASES_DIR / "fit.yaml").read_text())
-    ids = [c["id"] for c in cases]
-    assert len(ids) == len(set(ids)), "duplicate fit case ids"
-    return cases
+    return load_case_file("fit")
 
 
 def check_fit(result, expect):
@@ -260,10 +265,7 @@ def check_fit(result, expect):
 #   error                  the answer is refused naming this key
 
 def load_load_cases():
-    cases = yaml.safe_load((CASES_DIR / "load.yaml").read_text())
-    ids = [c["id"] for c in cases]
-    assert len(ids) == len(set(ids)), "duplicate load case ids"
-    return cases
+    return load_case_file("load")
 
 
 def check_load(response, expect):

@@ -8,15 +8,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
+from cases_lib import load_case_file
 from selector.api import answer
 from selector.catalog import Catalog
 from selector.fit import estimate, fit_arguments
 from selector.inputs import clean_answers
 from selector.launch import flags_at, launch_command, read_command, resolved_template
 
-CASES = yaml.safe_load((Path(__file__).resolve().parent / "cases" / "launch.yaml").read_text())
+CASES = load_case_file("launch")
 ENGINES_WITH_CASES = {"vllm", "sglang", "llama-cpp", "tensorrt-llm", "lmdeploy", "ollama", "lm-studio", "ktransformers", "dynamo",
                       "llm-d"}
 
