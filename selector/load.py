@@ -218,7 +218,10 @@ def _point(catalog, ctx, users, scale, tp, replicas, top, fit, under, grew_for):
     return {"users": users, "scale": scale, "gpus": gpus, "tp": tp, "replicas": replicas, "nodes": nodes, "engine": engine, "name": name,
             "under": under, "quantization": quant, "per_user_tps": per_user, "total_tps": total, "tokens_per_s_per_gpu": tpg,
             "tokens_counted": counted, "usd_per_million_tokens": usd, "price": price if usd is not None else None,
-            "fits_all": fits_all, "basis": basis, "grew_for": grew_for, "text": text}
+            "fits_all": fits_all, "basis": basis, "grew_for": grew_for, "text": text,
+            # the page shows these as written
+            "label": f"{users:,} user{'s' if users > 1 else ''} at once", "counted_words": costs.TOKENS_SHORT.get(counted, "tokens"),
+            "setup": _setup({"name": name, "gpus": gpus, "replicas": replicas, "tp": tp})}
 
 
 def _setup(p):

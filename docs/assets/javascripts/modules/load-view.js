@@ -16,11 +16,10 @@ function figure(label, value, unit, digits = 1) {
 
 function showPoint(box, load, i) {
   const p = load.points[i];
-  box.querySelector("output").textContent = `${fmt.int(p.users)} user${p.users > 1 ? "s" : ""} at once`;
-  const setup = p.replicas > 1 ? `${p.name} on ${p.gpus} GPUs (${p.replicas} replicas of ${p.tp})` : `${p.name} on ${p.gpus} GPU${p.gpus > 1 ? "s" : ""}`;
-  const counted = p.tokens_counted === "input+output" ? "input and output tokens" : p.tokens_counted === "input" ? "input tokens" : "output tokens";
+  box.querySelector("output").textContent = p.label;
+  const counted = p.counted_words;
   const dl = el("dl", { class: "iem-uload-figures" },
-    el("dt", { text: "Recommendation" }), el("dd", { class: "iem-uload-engine", "data-load-engine": p.engine, text: setup }),
+    el("dt", { text: "Recommendation" }), el("dd", { class: "iem-uload-engine", "data-load-engine": p.engine, text: p.setup }),
     ...figure("Per user", p.per_user_tps, " output tokens/s"),
     ...figure("In all", p.total_tps, ` ${counted}/s`),
     ...figure("Cost", p.usd_per_million_tokens, ` USD per million ${counted}`, 3));
